@@ -1,0 +1,11 @@
+import { resolve } from 'node:path';
+import { defineConfig } from '@tanstack/react-start/config';
+
+export default defineConfig({
+  tsr: { appDirectory: 'app' },
+  server: {
+    preset: 'node-server',
+    // Parse the environment once at start; a bad value stops the server (see env.server.ts).
+    plugins: [resolve('app/server/startup.server.ts')],
+  },
+});

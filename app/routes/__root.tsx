@@ -1,0 +1,51 @@
+import { createRootRoute, HeadContent, Link, Outlet, Scripts } from '@tanstack/react-router';
+import type { ReactNode } from 'react';
+import { ErrorFallback } from '../components/ErrorFallback';
+import { NotFound } from '../components/NotFound';
+import appCss from '../styles/app.css?url';
+
+export const Route = createRootRoute({
+  head: () => ({
+    meta: [
+      { charSet: 'utf-8' },
+      { name: 'viewport', content: 'width=device-width, initial-scale=1' },
+      { title: 'Start Monitoring' },
+    ],
+    links: [{ rel: 'stylesheet', href: appCss }],
+  }),
+  component: RootComponent,
+  errorComponent: (props) => (
+    <RootDocument>
+      <ErrorFallback {...props} />
+    </RootDocument>
+  ),
+  notFoundComponent: NotFound,
+});
+
+function RootComponent() {
+  return (
+    <RootDocument>
+      <Outlet />
+    </RootDocument>
+  );
+}
+
+function RootDocument({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <HeadContent />
+      </head>
+      <body>
+        <nav className="nav" aria-label="Main">
+          <Link to="/" activeOptions={{ exact: true }}>
+            Home
+          </Link>
+          <Link to="/about">How errors are handled</Link>
+        </nav>
+        {children}
+        <Scripts />
+      </body>
+    </html>
+  );
+}

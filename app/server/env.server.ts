@@ -1,0 +1,142 @@
+/**
+ * The server's configuration: `process.env` parsed once, at start, with one valibot schema.
+ * A bad value stops the server with one message that names every bad variable and why.
+ */
+import * as v from 'valibot';
+import packageJson from '../../package.json';
+import { type Dsn, isDsn, parseDsn } from '../monitoring/dsn';
+
+const emptyAsUnset = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const integer = (min: number, max: number, fallback: number) =>
+  v.pipe(
+    v.optional(v.string(), String(fallback)),
+    v.trim(),
+    v.regex(/^\d+$/, (issue) => `must be a whole number, got "${issue.input}"`),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+const dsn = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const parsed = parseDsn(dataset.value);
+    if (isDsn(parsed)) return parsed;
+    addIssue({ message: `is not a Sentry DSN (${parsed.error})` });
+    return NEVER;
+  }),
+);
+
+const dsnList = v.pipe(
+  v.string(),
+  v.transform((list) =>
+    list
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  ),
+  v.array(dsn),
+);
+
+const flag = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toLowerCase(),
+  v.picklist(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'], 'must be true or false'),
+  v.transform((value) => ['1', 'true', 'yes', 'on'].includes(value)),
+);
+
+const ratio = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/, 'must be a number from 0 to 1'),
+  v.transform(Number),
+);
+
+const EnvSchema = v.object({
+  PORT: integer(1, 65535, 3000),
+  HOST: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty()), '0.0.0.0'),
+  NODE_ENV: v.optional(v.string(), 'production'),
+  SENTRY_DSN: v.optional(dsn),
+  SENTRY_TUNNEL_ALLOWED_DSNS: v.optional(dsnList, ''),
+  SENTRY_TUNNEL_MAX_BYTES: integer(1024, 1024 ** 3, 1024 * 1024),
+  SENTRY_TUNNEL_TIMEOUT_MS: integer(1, 600_000, 10_000),
+  SENTRY_ENVIRONMENT: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(64))),
+  SENTRY_RELEASE: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(200))),
+  SENTRY_TRACES_SAMPLE_RATE: v.optional(ratio),
+  MONITORING_INBOX_DIR: v.optional(v.pipe(v.string(), v.trim()), '.data/inbox'),
+  ENABLE_EXAMPLE_ROUTES: v.optional(flag),
+});
+
+export type MonitoringMode =
+  | { kind: 'local-inbox'; inboxDir: string }
+  | { kind: 'sentry'; dsn: Dsn };
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  production: boolean;
+  monitoring: MonitoringMode;
+  /** Every DSN the tunnel may forward for: SENTRY_DSN first, then SENTRY_TUNNEL_ALLOWED_DSNS. */
+  tunnelAllowedDsns: Dsn[];
+  tunnelMaxBytes: number;
+  tunnelTimeoutMs: number;
+  environment: string;
+  release: string;
+  tracesSampleRate: number;
+  exampleRoutes: boolean;
+}
+
+export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
+
+/** Pure: parses an environment (process.env or a test's table) into the server config. */
+export function parseServerEnv(env: Record<string, string | undefined>): EnvResult {
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.entries)) input[key] = emptyAsUnset(env[key]);
+  const result = v.safeParse(EnvSchema, input);
+  if (!result.success) {
+    const lines = result.issues.map((issue) => {
+      const name = v.getDotPath(issue)?.split('.')[0] ?? 'environment';
+      return `  ${name}: ${issue.message}`;
+    });
+    return {
+      ok: false,
+      message: `Invalid environment, the server cannot start:\n${[...new Set(lines)].join('\n')}`,
+    };
+  }
+  const e = result.output;
+  const production = e.NODE_ENV === 'production';
+  const monitoring: MonitoringMode = e.SENTRY_DSN
+    ? { kind: 'sentry', dsn: e.SENTRY_DSN }
+    : { kind: 'local-inbox', inboxDir: e.MONITORING_INBOX_DIR };
+  return {
+    ok: true,
+    config: {
+      port: e.PORT,
+      host: e.HOST,
+      production,
+      monitoring,
+      tunnelAllowedDsns: [...(e.SENTRY_DSN ? [e.SENTRY_DSN] : []), ...e.SENTRY_TUNNEL_ALLOWED_DSNS],
+      tunnelMaxBytes: e.SENTRY_TUNNEL_MAX_BYTES,
+      tunnelTimeoutMs: e.SENTRY_TUNNEL_TIMEOUT_MS,
+      environment: e.SENTRY_ENVIRONMENT ?? (production ? 'production' : 'development'),
+      release: e.SENTRY_RELEASE ?? `${packageJson.name}@${packageJson.version}`,
+      tracesSampleRate: e.SENTRY_TRACES_SAMPLE_RATE ?? (monitoring.kind === 'sentry' ? 0.1 : 1),
+      exampleRoutes: e.ENABLE_EXAMPLE_ROUTES ?? !production,
+    },
+  };
+}
+
+let cached: ServerConfig | undefined;
+
+/** The parsed config of this process. Throws the full message when the environment is bad. */
+export function serverConfig(): ServerConfig {
+  if (cached) return cached;
+  const result = parseServerEnv(process.env);
+  if (!result.ok) throw new Error(result.message);
+  cached = result.config;
+  return cached;
+}
