@@ -77,8 +77,8 @@ function HealthReport({ initial }: { initial: RuntimeHealth }) {
       <dl className="facts">
         <dt>Event-loop delay (p50 / p99)</dt>
         <dd>
-          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over{' '}
-          {health.sampledMs} ms
+          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over {health.sampledMs}{' '}
+          ms
         </dd>
         <dt>Uptime</dt>
         <dd data-testid="uptime">{health.uptimeSeconds} s</dd>

@@ -30,7 +30,13 @@ export const getAppOverview = createServerFn({ method: 'GET' }).handler(
       summary = monitoring;
     } else {
       const { o, p, r } = tunnelTargetOf(monitoring.dsn);
-      summary = { kind: 'sentry', host: monitoring.dsn.host, organisation: o, project: p, region: r };
+      summary = {
+        kind: 'sentry',
+        host: monitoring.dsn.host,
+        organisation: o,
+        project: p,
+        region: r,
+      };
     }
     return {
       name: packageJson.name,

@@ -57,7 +57,8 @@ const ratio = v.pipe(
 );
 
 const EnvSchema = v.object({
-  PORT: integer(1, 65535, 3000),
+  // 0 asks for any free port (the tests use it).
+  PORT: integer(0, 65535, 3000),
   HOST: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty()), '0.0.0.0'),
   NODE_ENV: v.optional(v.string(), 'production'),
   SENTRY_DSN: v.optional(dsn),

@@ -1,0 +1,16 @@
+// Builds the production bundle when it is missing or older than the sources.
+import { spawnSync } from 'node:child_process';
+import { buildNeeded } from './build-state.mjs';
+
+export function ensureBuild() {
+  const reason = buildNeeded();
+  if (!reason) return;
+  console.log(`[build] ${reason}: running vinxi build`);
+  const result = spawnSync('npx', ['vinxi', 'build'], { stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error('[build] vinxi build failed');
+    process.exit(result.status ?? 1);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) ensureBuild();

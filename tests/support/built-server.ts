@@ -1,0 +1,121 @@
+/**
+ * Starts the production build (`.output/server/index.mjs`) on 127.0.0.1 with a free port
+ * and the given environment, for HTTP and browser tests.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface BuiltServer {
+  url: string;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
+  /** Waits until the output matches, or fails after `timeoutMs`. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const ENTRY = resolve(import.meta.dirname, '../../.output/server/index.mjs');
+
+/** Env for a test server: no inherited Sentry settings, an inbox dir of its own. */
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('SENTRY_') && key !== 'ENABLE_EXAMPLE_ROUTES') {
+      base[key] = value;
+    }
+  }
+  return {
+    ...base,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    MONITORING_INBOX_DIR: join(mkdtempSync(join(tmpdir(), 'inbox-')), 'inbox'),
+    ...extra,
+  };
+}
+
+export async function startBuiltServer(env: Record<string, string> = {}): Promise<BuiltServer> {
+  const child = spawn(process.execPath, [ENTRY], {
+    env: testEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const wake of waiters) wake();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+
+  const waitForOutput = (pattern: RegExp, timeoutMs = 15_000) =>
+    new Promise<string>((done, fail) => {
+      const check = () => {
+        const match = pattern.exec(output);
+        if (match) {
+          cleanupWaiter();
+          done(match[0]);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanupWaiter();
+        fail(new Error(`Server output never matched ${pattern}. Output:\n${output}`));
+      }, timeoutMs);
+      const cleanupWaiter = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      exited.then(() => check());
+      check();
+    });
+
+  const listening = await Promise.race([
+    waitForOutput(/Listening on (http:\/\/\S+)/),
+    exited.then((code) => {
+      throw new Error(`Server exited with code ${code} before listening. Output:\n${output}`);
+    }),
+  ]);
+  const url = new URL(listening.replace('Listening on ', '')).origin;
+  return {
+    url,
+    output: () => output,
+    waitForOutput,
+    stop: () => stopChild(child, exited),
+  };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs the build with an environment and returns its exit code and output, for env checks. */
+export function runBuiltServerToExit(
+  env: Record<string, string>,
+  timeoutMs = 15_000,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [ENTRY], {
+      env: testEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`Server did not exit within ${timeoutMs} ms. Output:\n${output}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    });
+  });
+}
