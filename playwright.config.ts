@@ -4,6 +4,8 @@ import { defineConfig } from '@playwright/test';
 // (tests/support/built-server.ts) with the environment it needs.
 export default defineConfig({
   testDir: 'tests/e2e',
+  // Browser tests run against the production build: build it first when it is stale.
+  globalSetup: './tests/support/build-once.ts',
   fullyParallel: false,
   workers: 1,
   forbidOnly: !!process.env.CI,

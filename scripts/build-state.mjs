@@ -3,7 +3,14 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const BUILD_ENTRY = '.output/server/index.mjs';
-const SOURCES = ['app', 'app.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const SOURCES = [
+  'app',
+  'public',
+  'app.config.ts',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+];
 
 function newestMtime(path) {
   if (!existsSync(path)) return 0;

@@ -1,0 +1,56 @@
+import { expect, test } from '@playwright/test';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  server = await startBuiltServer();
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+test('the home page hydrates: its button calls the server function from the browser', async ({
+  page,
+}) => {
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error')
+      consoleErrors.push(`${message.text()} (${message.location().url})`);
+  });
+  await page.goto(`${server.url}/`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
+  await expect(page.getByTestId('health-report')).toBeVisible();
+
+  const serverFnCall = page.waitForRequest((request) => request.url().includes('/_server'));
+  await page.getByRole('button', { name: 'Sample again' }).click();
+  await serverFnCall;
+  await expect(page.getByRole('button', { name: 'Sample again' })).toBeEnabled();
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  expect(consoleErrors).toEqual([]);
+});
+
+test('moving between pages is client-side', async ({ page }) => {
+  await page.goto(`${server.url}/`);
+  await expect(page.getByTestId('health-report')).toBeVisible();
+  // A full page load would drop this marker.
+  await page.evaluate(() => {
+    (window as unknown as { stillHere: boolean }).stillHere = true;
+  });
+  await page.getByRole('link', { name: 'How errors are handled' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('How errors are handled');
+  expect(page.url()).toBe(`${server.url}/about`);
+  await page.getByRole('link', { name: 'Home' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
+  expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(
+    true,
+  );
+});
+
+test('an unknown path shows the not-found page with 404', async ({ page }) => {
+  const response = await page.goto(`${server.url}/definitely/not/here`);
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await page.getByRole('link', { name: 'Go to the home page' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
+});

@@ -1,0 +1,90 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_USER_AGENT } from '../support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { withoutTextSeparators } from '../support/html-text';
+
+let server: BuiltServer;
+
+beforeAll(async () => {
+  server = await startBuiltServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Reads a response chunk by chunk, remembering what had arrived at each chunk. */
+function readChunks(url: string): Promise<{ status: number; chunks: string[] }> {
+  return new Promise((done, fail) => {
+    const req = request(url, { headers: { 'user-agent': BROWSER_USER_AGENT } }, (res) => {
+      const chunks: string[] = [];
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => chunks.push(chunk));
+      res.on('end', () => done({ status: res.statusCode ?? 0, chunks }));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end();
+  });
+}
+
+describe('home page', () => {
+  it('is server-rendered: the HTML holds its content before any script runs', async () => {
+    const res = await fetch(`${server.url}/`, { headers: { 'user-agent': BROWSER_USER_AGENT } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('<h1>tanstack-start-monitoring</h1>');
+    expect(html).toContain('Local inbox mode');
+    // The deferred section is in the same response, streamed after the shell.
+    expect(html).toContain('Event-loop delay (p50 / p99)');
+    expect(html).toMatch(/<a [^>]*href="\/about"/);
+  });
+
+  it('streams: the shell arrives in an earlier chunk than the deferred health report', async () => {
+    const { status, chunks } = await readChunks(`${server.url}/`);
+    expect(status).toBe(200);
+    const shellAt = chunks.findIndex((chunk) => chunk.includes('Monitoring</h2>'));
+    const deferredAt = chunks.findIndex((chunk) => chunk.includes('Event-loop delay'));
+    expect(shellAt).toBeGreaterThanOrEqual(0);
+    expect(deferredAt).toBeGreaterThan(shellAt);
+    // Before the deferred part arrived, the browser already had the fallback to show.
+    expect(chunks.slice(0, deferredAt).join('')).toContain('Sampling the server');
+  });
+
+  it('names the Sentry project when SENTRY_DSN is set', async () => {
+    const sentry = await startBuiltServer({
+      SENTRY_DSN: 'https://publickey@o42.ingest.de.sentry.io/4242',
+    });
+    try {
+      const html = withoutTextSeparators(await (await fetch(`${sentry.url}/`)).text());
+      expect(html).toContain('Sentry project <strong>4242</strong> of organisation 42');
+      expect(html).toContain('region de');
+      expect(sentry.output()).toContain(
+        'errors go to Sentry project 4242 (organisation 42, region de)',
+      );
+    } finally {
+      await sentry.stop();
+    }
+  });
+});
+
+describe('not found', () => {
+  it.each(['/no-such-page', '/about/deeper', '/monitoring-not'])(
+    '%s answers 404 with the not-found page',
+    async (path) => {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+      const html = await res.text();
+      expect(html).toContain('Page not found');
+    },
+  );
+});
+
+describe('the about page', () => {
+  it('is served with 200', async () => {
+    const res = await fetch(`${server.url}/about`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('How errors are handled');
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { parseServerEnv } from '../../../app/server/env.server';
+
+function config(env: Record<string, string | undefined>) {
+  const result = parseServerEnv(env);
+  if (!result.ok) throw new Error(result.message);
+  return result.config;
+}
+
+describe('parseServerEnv', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const c = config({});
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      production: true,
+      monitoring: { kind: 'local-inbox', inboxDir: '.data/inbox' },
+      tunnelMaxBytes: 1048576,
+      tunnelTimeoutMs: 10000,
+      environment: 'production',
+      tracesSampleRate: 1,
+      exampleRoutes: false,
+    });
+    expect(c.release).toMatch(/@\d+\.\d+\.\d+/);
+  });
+
+  it('uses Sentry mode, its sample-rate default and the allow-list when SENTRY_DSN is set', () => {
+    const c = config({
+      SENTRY_DSN: 'https://k@o1.ingest.us.sentry.io/2',
+      SENTRY_TUNNEL_ALLOWED_DSNS: ' https://a@o3.ingest.sentry.io/4 , http://b@127.0.0.1:9000/5 ',
+      NODE_ENV: 'development',
+    });
+    expect(c.monitoring.kind).toBe('sentry');
+    expect(c.tunnelAllowedDsns.map((d) => d.projectId)).toEqual(['2', '4', '5']);
+    expect(c.tracesSampleRate).toBe(0.1);
+    expect(c.environment).toBe('development');
+    expect(c.exampleRoutes).toBe(true);
+  });
+
+  it.each([
+    ['ENABLE_EXAMPLE_ROUTES', 'true', 'exampleRoutes', true],
+    ['ENABLE_EXAMPLE_ROUTES', '0', 'exampleRoutes', false],
+    ['SENTRY_TRACES_SAMPLE_RATE', '0.25', 'tracesSampleRate', 0.25],
+    ['SENTRY_TRACES_SAMPLE_RATE', '1', 'tracesSampleRate', 1],
+    ['SENTRY_TUNNEL_MAX_BYTES', '2048', 'tunnelMaxBytes', 2048],
+    ['PORT', '0', 'port', 0],
+    ['PORT', '', 'port', 3000],
+    ['SENTRY_ENVIRONMENT', 'staging', 'environment', 'staging'],
+  ])('%s=%j gives %s=%j', (name, value, key, expected) => {
+    expect(config({ [name]: value })[key as keyof ReturnType<typeof config>]).toEqual(expected);
+  });
+
+  it.each([
+    ['PORT', 'abc', 'must be a whole number'],
+    ['PORT', '70000', 'must be at most 65535'],
+    ['SENTRY_DSN', 'https://o1.ingest.sentry.io/2', 'is not a Sentry DSN'],
+    ['SENTRY_TUNNEL_ALLOWED_DSNS', 'https://k@x/1,nope', 'is not a Sentry DSN'],
+    ['SENTRY_TUNNEL_MAX_BYTES', '-5', 'must be a whole number'],
+    ['SENTRY_TUNNEL_TIMEOUT_MS', '0', 'must be at least 1'],
+    ['SENTRY_TRACES_SAMPLE_RATE', '1.5', 'must be a number from 0 to 1'],
+    ['ENABLE_EXAMPLE_ROUTES', 'maybe', 'must be true or false'],
+  ])('rejects %s=%j naming it', (name, value, reason) => {
+    const result = parseServerEnv({ [name]: value });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain(`${name}: ${reason}`);
+  });
+
+  it('names every bad variable in one message', () => {
+    const result = parseServerEnv({ PORT: 'x', SENTRY_DSN: 'y', SENTRY_TRACES_SAMPLE_RATE: '3' });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(
+        result.message
+          .split('\n')
+          .slice(1)
+          .map((line) => line.trim().split(':')[0]),
+      ).toEqual(['PORT', 'SENTRY_DSN', 'SENTRY_TRACES_SAMPLE_RATE']);
+    }
+  });
+});
