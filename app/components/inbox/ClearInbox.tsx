@@ -29,7 +29,7 @@ export function ClearInbox({
       className="inbox-confirm"
       aria-label="Clear the inbox"
     >
-      <p>Delete all {envelopeCount} stored envelopes? This cannot be undone.</p>
+      <p>{`Delete all ${envelopeCount} stored envelopes? This cannot be undone.`}</p>
       <input type="hidden" name="confirm" value="clear" />
       <button type="submit">Yes, clear the inbox</button> <Link to="/errors">Cancel</Link>
     </form>

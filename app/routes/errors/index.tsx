@@ -22,7 +22,6 @@ export const Route = createFileRoute('/errors/')({
 function ErrorInbox() {
   const inbox = Route.useLoaderData();
   const search = Route.useSearch();
-  const others = Object.entries(inbox.itemCounts).filter(([type]) => type !== 'event');
   return (
     <main className="page">
       <h1>Error inbox</h1>
@@ -31,16 +30,9 @@ function ErrorInbox() {
         <code>{inbox.inboxDir}</code> (the newest 1,000 envelopes).
       </p>
       {search.cleared !== undefined ? (
-        <p role="status">Inbox cleared: {search.cleared} envelopes deleted.</p>
+        <p role="status">{`Inbox cleared: ${search.cleared} envelopes deleted.`}</p>
       ) : null}
-      <p data-testid="inbox-counts">
-        {inbox.eventCount} {inbox.eventCount === 1 ? 'event' : 'events'} in {inbox.envelopeCount}{' '}
-        {inbox.envelopeCount === 1 ? 'envelope' : 'envelopes'}
-        {others.length > 0
-          ? `; also received: ${others.map(([type, count]) => `${count} ${type}`).join(', ')}`
-          : ''}
-        .
-      </p>
+      <p data-testid="inbox-counts">{countsLine(inbox)}</p>
       {inbox.events.length === 0 ? (
         <p>No errors captured yet. Errors thrown in this app show up here.</p>
       ) : (
@@ -66,4 +58,18 @@ function ErrorInbox() {
       <ClearInbox envelopeCount={inbox.envelopeCount} confirming={search.confirm === 'clear'} />
     </main>
   );
+}
+
+/** "2 events in 3 envelopes; also received: 1 session." */
+function countsLine(inbox: {
+  eventCount: number;
+  envelopeCount: number;
+  itemCounts: Record<string, number>;
+}) {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  const others = Object.entries(inbox.itemCounts)
+    .filter(([type]) => type !== 'event')
+    .map(([type, count]) => `${count} ${type}`);
+  const also = others.length > 0 ? `; also received: ${others.join(', ')}` : '';
+  return `${plural(inbox.eventCount, 'event')} in ${plural(inbox.envelopeCount, 'envelope')}${also}.`;
 }
