@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openInbox } from '../../app/server/inbox/inbox.server';
 import { errorEnvelope, sessionEnvelope } from '../fixtures/inbox-envelopes';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { seedInbox } from '../support/seed-inbox';
 
 const OLD_ID = '1'.repeat(32);
 const NEW_ID = '2'.repeat(32);
@@ -180,5 +181,31 @@ describe('with a Sentry DSN', () => {
   it('reports the Sentry mode on /health', async () => {
     const body = await (await fetch(`${server.url}/health`)).json();
     expect(body).toMatchObject({ status: 'ok', monitoring: 'sentry' });
+  });
+});
+
+describe('a full inbox', () => {
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    const envelopes = Array.from({ length: 1000 }, (_, n) =>
+      errorEnvelope({ eventId: n.toString(16).padStart(32, '0'), message: `event number ${n}` }),
+    );
+    server = await startBuiltServer({ MONITORING_INBOX_DIR: seedInbox(envelopes) });
+  });
+  afterAll(() => server?.stop());
+
+  it('shows 50 events a page, newest first, and pages back to the oldest', async () => {
+    const first = await (await fetch(`${server.url}/errors`)).text();
+    expect(first).toContain('1000 events in 1000 envelopes.');
+    expect(first.match(/data-testid="inbox-event"/g)).toHaveLength(50);
+    expect(first).toContain('Error: event number 999<');
+    expect(first).toContain('Error: event number 950<');
+    expect(first).not.toContain('Error: event number 949<');
+    expect(first).toContain('Page 1 of 20');
+
+    const last = await (await fetch(`${server.url}/errors?page=20`)).text();
+    expect(last).toContain('Error: event number 0<');
+    expect(last).not.toContain('Error: event number 50<');
   });
 });

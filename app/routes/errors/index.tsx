@@ -45,9 +45,7 @@ function ErrorInbox() {
               Newer
             </Link>
           ) : null}{' '}
-          <span>
-            Page {inbox.page} of {inbox.pageCount}
-          </span>{' '}
+          <span>{`Page ${inbox.page} of ${inbox.pageCount}`}</span>{' '}
           {inbox.page < inbox.pageCount ? (
             <Link to="/errors" search={{ page: inbox.page + 1 }}>
               Older
