@@ -150,15 +150,16 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
       const entries = newestFirst(all).slice(0, limit);
       const present = new Set(entries);
       for (const name of summaries.keys()) if (!present.has(name)) summaries.delete(name);
+      // Only files not seen before are read; the rest come from the cache.
+      const unseen = entries.filter((name) => !summaries.has(name));
+      for (let start = 0; start < unseen.length; start += READ_CONCURRENCY) {
+        await Promise.all(unseen.slice(start, start + READ_CONCURRENCY).map(summaryOf));
+      }
       const result: InboxEntry[] = [];
-      for (let start = 0; start < entries.length; start += READ_CONCURRENCY) {
-        const batch = entries.slice(start, start + READ_CONCURRENCY);
-        const read = await Promise.all(batch.map(summaryOf));
-        batch.forEach((name, index) => {
-          const summary = read[index];
-          const receivedAt = receivedAtOf(name);
-          if (summary && receivedAt) result.push({ id: name, receivedAt, summary });
-        });
+      for (const name of entries) {
+        const summary = summaries.get(name);
+        const receivedAt = receivedAtOf(name);
+        if (summary && receivedAt) result.push({ id: name, receivedAt, summary });
       }
       return result;
     },
