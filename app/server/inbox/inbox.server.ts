@@ -129,18 +129,17 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     dir,
 
     async append(envelope) {
-      await ensureDir();
       const name = entryName(Date.now(), sequence++, randomInt(2 ** 32));
-      const temp = join(dir, tempNameFor(name));
-      const file = await open(temp, 'wx');
       try {
-        await file.writeFile(envelope);
-        await file.sync();
-      } finally {
-        await file.close();
+        await ensureDir();
+        await writeDurably(dir, name, envelope);
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+        // The directory went away while the server ran (someone cleaned .data): make it again.
+        dirReady = undefined;
+        await ensureDir();
+        await writeDurably(dir, name, envelope);
       }
-      await rename(temp, join(dir, name));
-      await syncDirectory(dir);
       await prune();
     },
 
@@ -195,6 +194,20 @@ export function localInbox(): LocalInbox {
   }
   processInbox = openInbox(monitoring.inboxDir);
   return processInbox;
+}
+
+/** Temp file, fsync, rename into place, fsync the directory: all or nothing. */
+async function writeDurably(dir: string, name: string, bytes: Uint8Array): Promise<void> {
+  const temp = join(dir, tempNameFor(name));
+  const file = await open(temp, 'wx');
+  try {
+    await file.writeFile(bytes);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(temp, join(dir, name));
+  await syncDirectory(dir);
 }
 
 /** Makes the rename itself durable (the directory entry), not just the file's bytes. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,15 +37,19 @@ describe('the inbox store', () => {
   it('keeps the newest 1,000 envelopes', async () => {
     const dir = freshDir();
     const inbox = openInbox(dir, quiet);
-    for (let n = 1; n <= 1003; n++) {
-      await inbox.append(errorEnvelope({ eventId: idOf(n), message: `event ${n}` }));
+    // In order, ten at a time: each append takes its (ordered) name before its first await.
+    for (let n = 1; n <= 1003; n += 10) {
+      const batch = Array.from({ length: Math.min(10, 1004 - n) }, (_, i) => n + i);
+      await Promise.all(
+        batch.map((k) => inbox.append(errorEnvelope({ eventId: idOf(k), message: `event ${k}` }))),
+      );
     }
     const entries = await inbox.list();
     expect(entries).toHaveLength(1000);
     expect(entries[0]?.summary.event?.message).toBe('event 1003');
     expect(entries[999]?.summary.event?.message).toBe('event 4');
     expect(readdirSync(dir).filter((name) => name.endsWith('.envelope'))).toHaveLength(1000);
-  });
+  }, 60_000);
 
   it('survives a restart: a new store on the same directory sees the entries', async () => {
     const dir = freshDir();
@@ -127,6 +131,16 @@ describe('the inbox store', () => {
       .sort();
     const sent = envelopes.map((bytes) => Buffer.from(bytes).toString('base64')).sort();
     expect(stored).toEqual(sent);
+  });
+
+  it('makes its directory again when it is deleted while the server runs', async () => {
+    const dir = freshDir();
+    const inbox = openInbox(dir, quiet);
+    await inbox.append(errorEnvelope({ message: 'before' }));
+    rmSync(dir, { recursive: true });
+    await inbox.append(errorEnvelope({ message: 'after' }));
+    const entries = await inbox.list();
+    expect(entries.map((entry) => entry.summary.event?.message)).toEqual(['after']);
   });
 
   it('clears every entry', async () => {
