@@ -89,8 +89,13 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
   const prune = () => {
     // One prune at a time: concurrent ones would race to delete the same files.
     pruning = pruning.then(async () => {
-      const entries = newestFirst(await names());
-      await Promise.all(entries.slice(limit).map((name) => removeQuietly(join(dir, name))));
+      try {
+        const entries = newestFirst(await names());
+        await Promise.all(entries.slice(limit).map((name) => removeQuietly(join(dir, name))));
+      } catch (error) {
+        // The envelope is stored already; a failed trim is retried on the next append.
+        report(`could not trim the inbox to ${limit} envelopes: ${(error as Error).message}`);
+      }
     });
     return pruning;
   };
