@@ -13,6 +13,8 @@
 import { Route as rootRoute } from './routes/__root'
 import { Route as AboutImport } from './routes/about'
 import { Route as IndexImport } from './routes/index'
+import { Route as ErrorsIndexImport } from './routes/errors/index'
+import { Route as ErrorsEventIdImport } from './routes/errors/$eventId'
 
 // Create/Update Routes
 
@@ -25,6 +27,18 @@ const AboutRoute = AboutImport.update({
 const IndexRoute = IndexImport.update({
   id: '/',
   path: '/',
+  getParentRoute: () => rootRoute,
+} as any)
+
+const ErrorsIndexRoute = ErrorsIndexImport.update({
+  id: '/errors/',
+  path: '/errors/',
+  getParentRoute: () => rootRoute,
+} as any)
+
+const ErrorsEventIdRoute = ErrorsEventIdImport.update({
+  id: '/errors/$eventId',
+  path: '/errors/$eventId',
   getParentRoute: () => rootRoute,
 } as any)
 
@@ -46,6 +60,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AboutImport
       parentRoute: typeof rootRoute
     }
+    '/errors/$eventId': {
+      id: '/errors/$eventId'
+      path: '/errors/$eventId'
+      fullPath: '/errors/$eventId'
+      preLoaderRoute: typeof ErrorsEventIdImport
+      parentRoute: typeof rootRoute
+    }
+    '/errors/': {
+      id: '/errors/'
+      path: '/errors'
+      fullPath: '/errors'
+      preLoaderRoute: typeof ErrorsIndexImport
+      parentRoute: typeof rootRoute
+    }
   }
 }
 
@@ -54,36 +82,46 @@ declare module '@tanstack/react-router' {
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
+  '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/errors': typeof ErrorsIndexRoute
 }
 
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
+  '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/errors': typeof ErrorsIndexRoute
 }
 
 export interface FileRoutesById {
   __root__: typeof rootRoute
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
+  '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/errors/': typeof ErrorsIndexRoute
 }
 
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/about'
+  fullPaths: '/' | '/about' | '/errors/$eventId' | '/errors'
   fileRoutesByTo: FileRoutesByTo
-  to: '/' | '/about'
-  id: '__root__' | '/' | '/about'
+  to: '/' | '/about' | '/errors/$eventId' | '/errors'
+  id: '__root__' | '/' | '/about' | '/errors/$eventId' | '/errors/'
   fileRoutesById: FileRoutesById
 }
 
 export interface RootRouteChildren {
   IndexRoute: typeof IndexRoute
   AboutRoute: typeof AboutRoute
+  ErrorsEventIdRoute: typeof ErrorsEventIdRoute
+  ErrorsIndexRoute: typeof ErrorsIndexRoute
 }
 
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
   AboutRoute: AboutRoute,
+  ErrorsEventIdRoute: ErrorsEventIdRoute,
+  ErrorsIndexRoute: ErrorsIndexRoute,
 }
 
 export const routeTree = rootRoute
@@ -97,7 +135,9 @@ export const routeTree = rootRoute
       "filePath": "__root.tsx",
       "children": [
         "/",
-        "/about"
+        "/about",
+        "/errors/$eventId",
+        "/errors/"
       ]
     },
     "/": {
@@ -105,6 +145,12 @@ export const routeTree = rootRoute
     },
     "/about": {
       "filePath": "about.tsx"
+    },
+    "/errors/$eventId": {
+      "filePath": "errors/$eventId.tsx"
+    },
+    "/errors/": {
+      "filePath": "errors/index.tsx"
     }
   }
 }

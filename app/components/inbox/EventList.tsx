@@ -1,0 +1,46 @@
+import { Link } from '@tanstack/react-router';
+import type { ListedEvent } from '../../server/inbox/inbox-view';
+import { formatUtc } from './format-time';
+
+/** The captured events, newest first: one list item per event. */
+export function EventList({ events }: { events: ListedEvent[] }) {
+  return (
+    <ol className="inbox-list" aria-label="Captured events">
+      {events.map((event) => (
+        <li key={event.eventId} className="inbox-event" data-testid="inbox-event">
+          <Link to="/errors/$eventId" params={{ eventId: event.eventId }} className="inbox-title">
+            {headline(event)}
+          </Link>
+          <dl className="inbox-meta">
+            <dt>Time</dt>
+            <dd>
+              <time dateTime={event.timestamp ?? event.receivedAt}>
+                {formatUtc(event.timestamp ?? event.receivedAt)}
+              </time>
+            </dd>
+            <dt>Level</dt>
+            <dd className={`level level-${event.level}`}>{event.level}</dd>
+            <dt>Page</dt>
+            <dd className="inbox-url">{event.url ?? 'no page URL'}</dd>
+            <dt>Environment</dt>
+            <dd>{event.environment ?? 'not set'}</dd>
+            {event.digest ? (
+              <>
+                <dt>Digest</dt>
+                <dd>
+                  <code>{event.digest}</code>
+                </dd>
+              </>
+            ) : null}
+          </dl>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** "TypeError: x is not a function", or the message alone for a message event. */
+export function headline(event: { type: string; message: string }): string {
+  if (event.type && event.message) return `${event.type}: ${event.message}`;
+  return event.type || event.message || '(no message)';
+}

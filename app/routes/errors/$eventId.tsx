@@ -1,0 +1,73 @@
+import { createFileRoute, Link } from '@tanstack/react-router';
+import { Breadcrumbs } from '../../components/inbox/Breadcrumbs';
+import { headline } from '../../components/inbox/EventList';
+import { formatUtc } from '../../components/inbox/format-time';
+import { StackTrace } from '../../components/inbox/StackTrace';
+import { getInboxEvent } from '../../server/inbox.functions';
+
+export const Route = createFileRoute('/errors/$eventId')({
+  loader: ({ params }) => getInboxEvent({ data: { eventId: params.eventId } }),
+  head: () => ({ meta: [{ title: 'Captured event · Start Monitoring' }] }),
+  component: EventPage,
+});
+
+function EventPage() {
+  const event = Route.useLoaderData();
+  return (
+    <main className="page">
+      <p>
+        <Link to="/errors">← All captured events</Link>
+      </p>
+      <h1 className="event-headline">{headline(event)}</h1>
+      <dl className="facts">
+        <dt>Event id</dt>
+        <dd>
+          <code>{event.eventId}</code>
+        </dd>
+        <dt>Time</dt>
+        <dd>
+          <time dateTime={event.timestamp}>{formatUtc(event.timestamp)}</time>
+        </dd>
+        <dt>Level</dt>
+        <dd>{event.level}</dd>
+        <dt>Page</dt>
+        <dd className="inbox-url">{event.url ?? 'no page URL'}</dd>
+        <dt>Environment</dt>
+        <dd>{event.environment ?? 'not set'}</dd>
+        <dt>Release</dt>
+        <dd>{event.release ?? 'not set'}</dd>
+        {event.digest ? (
+          <>
+            <dt>Digest</dt>
+            <dd>
+              <code>{event.digest}</code>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      <section aria-labelledby="stack-heading">
+        <h2 id="stack-heading">Stack trace</h2>
+        <StackTrace exceptions={event.exceptions} />
+      </section>
+      <section aria-labelledby="breadcrumbs-heading">
+        <h2 id="breadcrumbs-heading">Breadcrumbs</h2>
+        <Breadcrumbs breadcrumbs={event.breadcrumbs} />
+      </section>
+      <section aria-labelledby="tags-heading">
+        <h2 id="tags-heading">Tags</h2>
+        {event.tags.length === 0 ? (
+          <p>No tags.</p>
+        ) : (
+          <dl className="facts" aria-label="Tags">
+            {event.tags.map(([key, value]) => (
+              <div key={key} className="tag">
+                <dt>{key}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,73 @@
+import { createFileRoute, Link } from '@tanstack/react-router';
+import * as v from 'valibot';
+import { ClearInbox } from '../../components/inbox/ClearInbox';
+import { EventList } from '../../components/inbox/EventList';
+import { listInboxEvents } from '../../server/inbox.functions';
+
+// A bad search value is dropped rather than failing the page.
+const ErrorsSearch = v.object({
+  page: v.fallback(v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))), undefined),
+  confirm: v.fallback(v.optional(v.literal('clear')), undefined),
+  cleared: v.fallback(v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))), undefined),
+});
+
+export const Route = createFileRoute('/errors/')({
+  validateSearch: ErrorsSearch,
+  loaderDeps: ({ search }) => ({ page: search.page ?? 1 }),
+  loader: ({ deps }) => listInboxEvents({ data: { page: deps.page } }),
+  head: () => ({ meta: [{ title: 'Error inbox · Start Monitoring' }] }),
+  component: ErrorInbox,
+});
+
+function ErrorInbox() {
+  const inbox = Route.useLoaderData();
+  const search = Route.useSearch();
+  return (
+    <main className="page">
+      <h1>Error inbox</h1>
+      <p className="muted">
+        Local inbox mode: what this app would have sent to Sentry, kept in{' '}
+        <code>{inbox.inboxDir}</code> (the newest 1,000 envelopes).
+      </p>
+      {search.cleared !== undefined ? (
+        <p role="status">{`Inbox cleared: ${search.cleared} envelopes deleted.`}</p>
+      ) : null}
+      <p data-testid="inbox-counts">{countsLine(inbox)}</p>
+      {inbox.events.length === 0 ? (
+        <p>No errors captured yet. Errors thrown in this app show up here.</p>
+      ) : (
+        <EventList events={inbox.events} />
+      )}
+      {inbox.pageCount > 1 ? (
+        <nav aria-label="Pages" className="inbox-pages">
+          {inbox.page > 1 ? (
+            <Link to="/errors" search={{ page: inbox.page - 1 }}>
+              Newer
+            </Link>
+          ) : null}{' '}
+          <span>{`Page ${inbox.page} of ${inbox.pageCount}`}</span>{' '}
+          {inbox.page < inbox.pageCount ? (
+            <Link to="/errors" search={{ page: inbox.page + 1 }}>
+              Older
+            </Link>
+          ) : null}
+        </nav>
+      ) : null}
+      <ClearInbox envelopeCount={inbox.envelopeCount} confirming={search.confirm === 'clear'} />
+    </main>
+  );
+}
+
+/** "2 events in 3 envelopes; also received: 1 session." */
+function countsLine(inbox: {
+  eventCount: number;
+  envelopeCount: number;
+  itemCounts: Record<string, number>;
+}) {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  const others = Object.entries(inbox.itemCounts)
+    .filter(([type]) => type !== 'event')
+    .map(([type, count]) => `${count} ${type}`);
+  const also = others.length > 0 ? `; also received: ${others.join(', ')}` : '';
+  return `${plural(inbox.eventCount, 'event')} in ${plural(inbox.envelopeCount, 'envelope')}${also}.`;
+}

@@ -1,0 +1,67 @@
+/**
+ * Server functions behind the /errors pages (local inbox mode only). With SENTRY_DSN set
+ * each throws notFound(), so the pages answer 404. Inputs are validated with valibot.
+ */
+import { notFound } from '@tanstack/react-router';
+import { createServerFn } from '@tanstack/react-start';
+import { getWebRequest } from '@tanstack/react-start/server';
+import * as v from 'valibot';
+import { serverConfig } from './env.server';
+import { type LocalInbox, localInbox } from './inbox/inbox.server';
+import { type EventDetail, eventDetailOf } from './inbox/inbox-event';
+import { findEventEntry, type InboxPage, inboxPage, isSameOriginPost } from './inbox/inbox-view';
+
+function inboxOrNotFound(): LocalInbox {
+  if (serverConfig().monitoring.kind !== 'local-inbox') throw notFound();
+  return localInbox();
+}
+
+export const InboxPageInput = v.object({
+  page: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
+});
+
+export const listInboxEvents = createServerFn({ method: 'GET' })
+  .validator(InboxPageInput)
+  .handler(async ({ data }): Promise<InboxPage & { inboxDir: string }> => {
+    const inbox = inboxOrNotFound();
+    return { ...inboxPage(await inbox.list(), data.page), inboxDir: inbox.dir };
+  });
+
+// Any text up to a sane length: an id that names no event is a 404, not a failure.
+export const InboxEventInput = v.object({
+  eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+});
+
+export const getInboxEvent = createServerFn({ method: 'GET' })
+  .validator(InboxEventInput)
+  .handler(async ({ data }): Promise<EventDetail> => {
+    const inbox = inboxOrNotFound();
+    const entry = findEventEntry(await inbox.list(), data.eventId);
+    const bytes = entry ? await inbox.read(entry.id) : undefined;
+    const detail = bytes && entry ? eventDetailOf(bytes, entry.id) : undefined;
+    if (!detail) throw notFound();
+    return detail;
+  });
+
+/** The confirmation the clear form sends: without it nothing is deleted. */
+export const ClearInboxInput = v.object({ confirm: v.literal('clear') });
+
+/**
+ * Posted by a plain HTML form (works before hydration and without JavaScript), so it
+ * answers with a redirect back to the list, as a form post expects. The answer is thrown:
+ * Start 1.120's server-function handler sends a thrown Response as it is, while a returned
+ * one does not fit the serialisable return type.
+ */
+export const clearInbox = createServerFn({ method: 'POST' })
+  .validator((input: unknown) =>
+    v.parse(ClearInboxInput, input instanceof FormData ? Object.fromEntries(input) : input),
+  )
+  .handler(async (): Promise<never> => {
+    const inbox = inboxOrNotFound();
+    const headers = getWebRequest()?.headers;
+    if (!isSameOriginPost(headers?.get('origin') ?? null, headers?.get('host') ?? null)) {
+      throw new Response('Cross-site request refused', { status: 403 });
+    }
+    const deleted = await inbox.clear();
+    throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });
+  });

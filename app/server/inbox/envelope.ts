@@ -1,0 +1,93 @@
+/**
+ * Splits a Sentry envelope into its header and items, over bytes, so binary payloads
+ * (attachments, replay recordings) pass through untouched. Format:
+ * https://develop.sentry.dev/sdk/data-model/envelopes/
+ *
+ *   <envelope header JSON>\n
+ *   <item header JSON>\n
+ *   <payload: `length` bytes when the item header names a length, else up to the next \n>\n
+ *   …
+ *
+ * Lenient on purpose: the inbox shows what arrived, so a broken item ends the parse
+ * with the items read so far instead of throwing.
+ */
+
+export interface EnvelopeItem {
+  header: Record<string, unknown>;
+  payload: Uint8Array;
+}
+
+export interface Envelope {
+  header: Record<string, unknown>;
+  items: EnvelopeItem[];
+  /** Set when the bytes stopped making sense; items holds what came before. */
+  problem?: string;
+}
+
+const NEWLINE = 0x0a;
+const decoder = new TextDecoder();
+
+export function splitEnvelope(bytes: Uint8Array): Envelope {
+  const first = readLine(bytes, 0);
+  const header = parseObject(first.line);
+  if (!header) return { header: {}, items: [], problem: 'envelope header is not a JSON object' };
+  const items: EnvelopeItem[] = [];
+  let offset = first.next;
+  while (offset < bytes.length) {
+    const headerLine = readLine(bytes, offset);
+    // Blank lines between items carry nothing (some SDKs end with an extra \n).
+    if (headerLine.line.length === 0) {
+      offset = headerLine.next;
+      continue;
+    }
+    const itemHeader = parseObject(headerLine.line);
+    if (!itemHeader)
+      return { header, items, problem: `item ${items.length + 1} header is not JSON` };
+    offset = headerLine.next;
+    const length = itemHeader.length;
+    let payload: Uint8Array;
+    if (typeof length === 'number' && Number.isInteger(length) && length >= 0) {
+      if (offset + length > bytes.length) {
+        return { header, items, problem: `item ${items.length + 1} is shorter than its length` };
+      }
+      payload = bytes.subarray(offset, offset + length);
+      offset += length;
+      // The newline after a sized payload is optional.
+      if (bytes[offset] === NEWLINE) offset += 1;
+    } else {
+      const payloadLine = readLine(bytes, offset);
+      payload = payloadLine.line;
+      offset = payloadLine.next;
+    }
+    items.push({ header: itemHeader, payload });
+  }
+  return { header, items };
+}
+
+/** The item payload as JSON, or undefined when it is not JSON. */
+export function payloadJson(item: EnvelopeItem): unknown {
+  try {
+    return JSON.parse(decoder.decode(item.payload));
+  } catch {
+    return undefined;
+  }
+}
+
+function readLine(bytes: Uint8Array, start: number): { line: Uint8Array; next: number } {
+  const end = bytes.indexOf(NEWLINE, start);
+  if (end === -1) return { line: bytes.subarray(start), next: bytes.length };
+  return { line: bytes.subarray(start, end), next: end + 1 };
+}
+
+function parseObject(line: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(decoder.decode(line));
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

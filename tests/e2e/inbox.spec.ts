@@ -1,0 +1,92 @@
+/**
+ * /errors in a real browser against the production build: hostile event content stays
+ * text, the list leads to the detail view, and clearing takes a confirmation.
+ */
+import { expect, type Page, test } from '@playwright/test';
+import { errorEnvelope } from '../fixtures/inbox-envelopes';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { seedInbox } from '../support/seed-inbox';
+
+const HOSTILE = '<script>window.__pwned=1</script>';
+const EVENT_ID = 'abcdef0123456789abcdef0123456789';
+
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  const dir = seedInbox([
+    errorEnvelope({ eventId: EVENT_ID, type: 'TypeError', message: `Hostile ${HOSTILE}` }),
+  ]);
+  server = await startBuiltServer({ MONITORING_INBOX_DIR: dir });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/**
+ * Console errors (a hydration mismatch shows up there) and failed requests. The browser's
+ * own favicon probe is left out: the app has no favicon.
+ */
+function collectConsoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    const resourceFailure = message.text().startsWith('Failed to load resource');
+    if (message.type() === 'error' && !resourceFailure) errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('response', (response) => {
+    const path = new URL(response.url()).pathname;
+    if (response.status() >= 400 && path !== '/favicon.ico') {
+      errors.push(`${response.status()} ${path}`);
+    }
+  });
+  return errors;
+}
+
+/** Waits until the client bundle has loaded and hydrated the page. */
+async function hydrated(page: Page) {
+  await page.waitForLoadState('networkidle');
+}
+
+test('shows a <script> in an event message as text and never runs it', async ({ page }) => {
+  const errors = collectConsoleErrors(page);
+  await page.goto(`${server.url}/errors`);
+  await hydrated(page);
+  const events = page.getByRole('list', { name: 'Captured events' }).getByRole('listitem');
+  await expect(events).toHaveCount(1);
+  await expect(events.first()).toContainText(`TypeError: Hostile ${HOSTILE}`);
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(errors).toEqual([]);
+});
+
+test('opens the detail view by clicking the event', async ({ page }) => {
+  const errors = collectConsoleErrors(page);
+  await page.goto(`${server.url}/errors`);
+  await hydrated(page);
+  await page.getByRole('link', { name: `TypeError: Hostile ${HOSTILE}` }).click();
+  await expect(page).toHaveURL(`${server.url}/errors/${EVENT_ID}`);
+  await expect(page.getByRole('heading', { name: 'Stack trace' })).toBeVisible();
+  const frames = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem');
+  await expect(frames.first()).toContainText('handleThrowClick');
+  await expect(frames.first()).toContainText('in app');
+  await expect(frames.nth(1)).toContainText('callCallback');
+  await expect(page.getByRole('cell', { name: 'button#throw-client' })).toBeVisible();
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  expect(errors).toEqual([]);
+});
+
+test('clears the inbox only after a confirmation', async ({ page }) => {
+  const errors = collectConsoleErrors(page);
+  await page.goto(`${server.url}/errors`);
+  await hydrated(page);
+  await page.getByRole('link', { name: 'Clear the inbox…' }).click();
+  await expect(page.getByText('Delete all 1 stored envelopes?')).toBeVisible();
+  await page.getByRole('link', { name: 'Cancel' }).click();
+  await expect(page.getByRole('list', { name: 'Captured events' })).toBeVisible();
+
+  await page.getByRole('link', { name: 'Clear the inbox…' }).click();
+  await page.getByRole('button', { name: 'Yes, clear the inbox' }).click();
+  await expect(page.getByRole('status')).toHaveText('Inbox cleared: 1 envelopes deleted.');
+  await expect(page.getByText('No errors captured yet.')).toBeVisible();
+  expect(errors).toEqual([]);
+});

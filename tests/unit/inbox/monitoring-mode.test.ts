@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { parseServerEnv, type ServerConfig } from '../../../app/server/env.server';
+import { describeMonitoring } from '../../../app/server/monitoring-mode.server';
+
+function config(env: Record<string, string | undefined>): ServerConfig {
+  const result = parseServerEnv(env);
+  if (!result.ok) throw new Error(result.message);
+  return result.config;
+}
+
+describe('the start line', () => {
+  it.each([
+    {
+      env: {},
+      line: 'local inbox mode (no SENTRY_DSN): errors are kept in /srv/app/.data/inbox; read them at http://localhost:3000/errors',
+    },
+    {
+      env: { MONITORING_INBOX_DIR: '/var/inbox', HOST: '127.0.0.1', PORT: '8080' },
+      line: 'local inbox mode (no SENTRY_DSN): errors are kept in /var/inbox; read them at http://127.0.0.1:8080/errors',
+    },
+    {
+      env: { PORT: '0' },
+      line: 'local inbox mode (no SENTRY_DSN): errors are kept in /srv/app/.data/inbox; read them at /errors',
+    },
+    {
+      env: { SENTRY_DSN: 'https://key@o123.ingest.us.sentry.io/456' },
+      line: 'errors go to Sentry project 456 (organisation 123, region us) at o123.ingest.us.sentry.io',
+    },
+  ])('says $line', ({ env, line }) => {
+    expect(describeMonitoring(config(env), '/srv/app')).toBe(line);
+  });
+});
