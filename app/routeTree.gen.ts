@@ -12,7 +12,10 @@
 
 import { Route as rootRoute } from './routes/__root'
 import { Route as AboutImport } from './routes/about'
+import { Route as SentryExamplePageRouteImport } from './routes/sentry-example-page/route'
 import { Route as IndexImport } from './routes/index'
+import { Route as SentryExamplePageIndexImport } from './routes/sentry-example-page/index'
+import { Route as SentryExamplePageSsrErrorImport } from './routes/sentry-example-page/ssr-error'
 
 // Create/Update Routes
 
@@ -22,10 +25,28 @@ const AboutRoute = AboutImport.update({
   getParentRoute: () => rootRoute,
 } as any)
 
+const SentryExamplePageRouteRoute = SentryExamplePageRouteImport.update({
+  id: '/sentry-example-page',
+  path: '/sentry-example-page',
+  getParentRoute: () => rootRoute,
+} as any)
+
 const IndexRoute = IndexImport.update({
   id: '/',
   path: '/',
   getParentRoute: () => rootRoute,
+} as any)
+
+const SentryExamplePageIndexRoute = SentryExamplePageIndexImport.update({
+  id: '/',
+  path: '/',
+  getParentRoute: () => SentryExamplePageRouteRoute,
+} as any)
+
+const SentryExamplePageSsrErrorRoute = SentryExamplePageSsrErrorImport.update({
+  id: '/ssr-error',
+  path: '/ssr-error',
+  getParentRoute: () => SentryExamplePageRouteRoute,
 } as any)
 
 // Populate the FileRoutesByPath interface
@@ -39,6 +60,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof IndexImport
       parentRoute: typeof rootRoute
     }
+    '/sentry-example-page': {
+      id: '/sentry-example-page'
+      path: '/sentry-example-page'
+      fullPath: '/sentry-example-page'
+      preLoaderRoute: typeof SentryExamplePageRouteImport
+      parentRoute: typeof rootRoute
+    }
     '/about': {
       id: '/about'
       path: '/about'
@@ -46,43 +74,94 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AboutImport
       parentRoute: typeof rootRoute
     }
+    '/sentry-example-page/ssr-error': {
+      id: '/sentry-example-page/ssr-error'
+      path: '/ssr-error'
+      fullPath: '/sentry-example-page/ssr-error'
+      preLoaderRoute: typeof SentryExamplePageSsrErrorImport
+      parentRoute: typeof SentryExamplePageRouteImport
+    }
+    '/sentry-example-page/': {
+      id: '/sentry-example-page/'
+      path: '/'
+      fullPath: '/sentry-example-page/'
+      preLoaderRoute: typeof SentryExamplePageIndexImport
+      parentRoute: typeof SentryExamplePageRouteImport
+    }
   }
 }
 
 // Create and export the route tree
 
+interface SentryExamplePageRouteRouteChildren {
+  SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
+  SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
+}
+
+const SentryExamplePageRouteRouteChildren: SentryExamplePageRouteRouteChildren =
+  {
+    SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
+    SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
+  }
+
+const SentryExamplePageRouteRouteWithChildren =
+  SentryExamplePageRouteRoute._addFileChildren(
+    SentryExamplePageRouteRouteChildren,
+  )
+
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
+  '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
+  '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
+  '/sentry-example-page/': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
+  '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
+  '/sentry-example-page': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRoutesById {
   __root__: typeof rootRoute
   '/': typeof IndexRoute
+  '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
+  '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
+  '/sentry-example-page/': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/about'
+  fullPaths:
+    | '/'
+    | '/sentry-example-page'
+    | '/about'
+    | '/sentry-example-page/ssr-error'
+    | '/sentry-example-page/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/' | '/about'
-  id: '__root__' | '/' | '/about'
+  to: '/' | '/about' | '/sentry-example-page/ssr-error' | '/sentry-example-page'
+  id:
+    | '__root__'
+    | '/'
+    | '/sentry-example-page'
+    | '/about'
+    | '/sentry-example-page/ssr-error'
+    | '/sentry-example-page/'
   fileRoutesById: FileRoutesById
 }
 
 export interface RootRouteChildren {
   IndexRoute: typeof IndexRoute
+  SentryExamplePageRouteRoute: typeof SentryExamplePageRouteRouteWithChildren
   AboutRoute: typeof AboutRoute
 }
 
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
+  SentryExamplePageRouteRoute: SentryExamplePageRouteRouteWithChildren,
   AboutRoute: AboutRoute,
 }
 
@@ -97,14 +176,30 @@ export const routeTree = rootRoute
       "filePath": "__root.tsx",
       "children": [
         "/",
+        "/sentry-example-page",
         "/about"
       ]
     },
     "/": {
       "filePath": "index.tsx"
     },
+    "/sentry-example-page": {
+      "filePath": "sentry-example-page/route.tsx",
+      "children": [
+        "/sentry-example-page/ssr-error",
+        "/sentry-example-page/"
+      ]
+    },
     "/about": {
       "filePath": "about.tsx"
+    },
+    "/sentry-example-page/ssr-error": {
+      "filePath": "sentry-example-page/ssr-error.tsx",
+      "parent": "/sentry-example-page"
+    },
+    "/sentry-example-page/": {
+      "filePath": "sentry-example-page/index.tsx",
+      "parent": "/sentry-example-page"
     }
   }
 }

@@ -2,6 +2,7 @@ import { createRootRoute, HeadContent, Link, Outlet, Scripts } from '@tanstack/r
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '../components/ErrorFallback';
 import { NotFound } from '../components/NotFound';
+import { failRootBeforeLoadOnRequest } from '../server/example.functions';
 import appCss from '../styles/app.css?url';
 
 export const Route = createRootRoute({
@@ -13,6 +14,8 @@ export const Route = createRootRoute({
     ],
     links: [{ rel: 'stylesheet', href: appCss }],
   }),
+  // Test hook for the root-level failure path; inert unless example routes are enabled.
+  beforeLoad: ({ location }) => failRootBeforeLoadOnRequest(location.search),
   component: RootComponent,
   errorComponent: (props) => (
     <RootDocument>
