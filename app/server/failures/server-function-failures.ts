@@ -22,11 +22,13 @@ export const serverFunctionFailures = createMiddleware().server(async ({ next, f
   }
 });
 
-function requestPath(): string | undefined {
+/** The HTTP request behind this call (the page's request when a loader calls it during SSR). */
+function requestOf(): { method: string; url?: string } {
   try {
-    const url = new URL(getWebRequest()?.url ?? '');
-    return url.pathname;
+    const request = getWebRequest();
+    if (!request) return { method: 'UNKNOWN' };
+    return { method: request.method, url: new URL(request.url).pathname };
   } catch {
-    return undefined;
+    return { method: 'UNKNOWN' };
   }
 }
