@@ -16,6 +16,7 @@ import { Route as SentryExamplePageRouteImport } from './routes/sentry-example-p
 import { Route as IndexImport } from './routes/index'
 import { Route as SentryExamplePageIndexImport } from './routes/sentry-example-page/index'
 import { Route as SentryExamplePageSsrErrorImport } from './routes/sentry-example-page/ssr-error'
+import { Route as SentryExamplePageMissingErrorComponentImport } from './routes/sentry-example-page/missing-error-component'
 
 // Create/Update Routes
 
@@ -49,6 +50,13 @@ const SentryExamplePageSsrErrorRoute = SentryExamplePageSsrErrorImport.update({
   getParentRoute: () => SentryExamplePageRouteRoute,
 } as any)
 
+const SentryExamplePageMissingErrorComponentRoute =
+  SentryExamplePageMissingErrorComponentImport.update({
+    id: '/missing-error-component',
+    path: '/missing-error-component',
+    getParentRoute: () => SentryExamplePageRouteRoute,
+  } as any)
+
 // Populate the FileRoutesByPath interface
 
 declare module '@tanstack/react-router' {
@@ -74,6 +82,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AboutImport
       parentRoute: typeof rootRoute
     }
+    '/sentry-example-page/missing-error-component': {
+      id: '/sentry-example-page/missing-error-component'
+      path: '/missing-error-component'
+      fullPath: '/sentry-example-page/missing-error-component'
+      preLoaderRoute: typeof SentryExamplePageMissingErrorComponentImport
+      parentRoute: typeof SentryExamplePageRouteImport
+    }
     '/sentry-example-page/ssr-error': {
       id: '/sentry-example-page/ssr-error'
       path: '/ssr-error'
@@ -94,12 +109,15 @@ declare module '@tanstack/react-router' {
 // Create and export the route tree
 
 interface SentryExamplePageRouteRouteChildren {
+  SentryExamplePageMissingErrorComponentRoute: typeof SentryExamplePageMissingErrorComponentRoute
   SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
   SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
 }
 
 const SentryExamplePageRouteRouteChildren: SentryExamplePageRouteRouteChildren =
   {
+    SentryExamplePageMissingErrorComponentRoute:
+      SentryExamplePageMissingErrorComponentRoute,
     SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
     SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
   }
@@ -113,6 +131,7 @@ export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
   '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
+  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/sentry-example-page/': typeof SentryExamplePageIndexRoute
 }
@@ -120,6 +139,7 @@ export interface FileRoutesByFullPath {
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
+  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/sentry-example-page': typeof SentryExamplePageIndexRoute
 }
@@ -129,6 +149,7 @@ export interface FileRoutesById {
   '/': typeof IndexRoute
   '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
+  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/sentry-example-page/': typeof SentryExamplePageIndexRoute
 }
@@ -139,15 +160,22 @@ export interface FileRouteTypes {
     | '/'
     | '/sentry-example-page'
     | '/about'
+    | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/sentry-example-page/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/' | '/about' | '/sentry-example-page/ssr-error' | '/sentry-example-page'
+  to:
+    | '/'
+    | '/about'
+    | '/sentry-example-page/missing-error-component'
+    | '/sentry-example-page/ssr-error'
+    | '/sentry-example-page'
   id:
     | '__root__'
     | '/'
     | '/sentry-example-page'
     | '/about'
+    | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/sentry-example-page/'
   fileRoutesById: FileRoutesById
@@ -186,12 +214,17 @@ export const routeTree = rootRoute
     "/sentry-example-page": {
       "filePath": "sentry-example-page/route.tsx",
       "children": [
+        "/sentry-example-page/missing-error-component",
         "/sentry-example-page/ssr-error",
         "/sentry-example-page/"
       ]
     },
     "/about": {
       "filePath": "about.tsx"
+    },
+    "/sentry-example-page/missing-error-component": {
+      "filePath": "sentry-example-page/missing-error-component.tsx",
+      "parent": "/sentry-example-page"
     },
     "/sentry-example-page/ssr-error": {
       "filePath": "sentry-example-page/ssr-error.tsx",

@@ -187,6 +187,20 @@ describe('with example routes and a Sentry DSN', () => {
     await sentryEventFor(sentry, digest);
   });
 
+  it('a route with `errorComponent: undefined` answers 500 instead of spinning forever', async () => {
+    // Before the fix this response never ended and the server stopped answering anyone.
+    const response = await fetch(`${server.url}/sentry-example-page/missing-error-component`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const html = await response.text();
+    expect(response.status).toBe(500);
+    expect(html).toContain(SERVER_FAILURE_MESSAGE);
+    digestInPage(html);
+    const other = await fetch(`${server.url}/about`, { signal: AbortSignal.timeout(10_000) });
+    expect(other.status).toBe(200);
+    await other.text();
+  });
+
   it('not-found is a 404 and not logged as an error', async () => {
     const before = failureLog(server).length;
     const response = await fetch(`${server.url}/no-such-page`);

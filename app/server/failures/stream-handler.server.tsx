@@ -13,6 +13,7 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
+import { dropEmptyLazyComponents } from './empty-lazy-components.server';
 import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';
 import { settleRouteFailures } from './route-errors.server';
@@ -20,6 +21,7 @@ import { settleRouteFailures } from './route-errors.server';
 export const failureAwareStreamHandler = defineHandlerCallback(
   async ({ request, router, responseHeaders }) => {
     const { failed } = settleRouteFailures(router, request);
+    await dropEmptyLazyComponents(router);
     const url = new URL(request.url);
     const renderFailure = (error: unknown) => {
       const matches = router.state.matches;
