@@ -56,6 +56,17 @@ test('"Throw render error" shows the client-side message, and the app recovers',
   await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
 });
 
+test('"Call failing server function" gets a digest and nothing of the message', async ({
+  page,
+}) => {
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForHydration(page);
+  await page.getByRole('button', { name: 'Call failing server function' }).click();
+  await expect(page.getByRole('status')).toHaveText(
+    /^The server function failed, digest [0-9a-f]{10}\.$/,
+  );
+});
+
 test('a loader failing during SSR shows the server-side message and digest after hydration', async ({
   page,
 }) => {
