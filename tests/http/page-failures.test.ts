@@ -155,6 +155,26 @@ describe('with example routes and a Sentry DSN', () => {
     expect(event.exception.values[0]?.value).toContain(ROOT_SECRET);
   });
 
+  it('a component failing while rendering on the server answers 500 with a digest only', async () => {
+    const response = await fetch(`${server.url}/sentry-example-page?example-failure=render`);
+    const html = await response.text();
+    expect(response.status).toBe(500);
+    expect(html).not.toContain('render-secret-5e7f');
+    expect(html).not.toContain('thrown while rendering');
+    // React marks the failed boundary with our digest and renders it again in the browser.
+    const digest = /data-dgst="([0-9a-f]{10})"/.exec(html)?.[1] as string;
+    expect(digest).toBeDefined();
+    const log = await logOf(server, digest);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      phase: 'render',
+      route: '/sentry-example-page/',
+      method: 'GET',
+    });
+    const event = await sentryEventFor(sentry, digest);
+    expect(event.exception.values[0]?.value).toContain('render-secret-5e7f');
+  });
+
   it('a failing server function answers 500 with the digest and no message', async () => {
     const marker = 'fn-secret-77aa';
     const response = await callFailingFunction(server, { label: marker });

@@ -1,4 +1,4 @@
-import { createFileRoute, Link } from '@tanstack/react-router';
+import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
 import { useState } from 'react';
 import { callFailingExample } from '../../server/example.functions';
 
@@ -8,7 +8,9 @@ export const Route = createFileRoute('/sentry-example-page/')({
 });
 
 function SentryExamplePage() {
-  const [renderBomb, setRenderBomb] = useState(false);
+  // `?example-failure=render` fails while rendering on the server too (SSR render failure).
+  const search = useLocation({ select: (location) => location.search }) as Record<string, unknown>;
+  const [renderBomb, setRenderBomb] = useState(search['example-failure'] === 'render');
   const [serverResult, setServerResult] = useState<string>();
 
   async function callServer() {
@@ -54,5 +56,6 @@ function SentryExamplePage() {
 }
 
 function RenderBomb(): never {
-  throw new Error('Sentry example: render error thrown while rendering a component');
+  // The marker stands for a secret in a message; tests check it never reaches the browser.
+  throw new Error('Sentry example: render error thrown while rendering (render-secret-5e7f)');
 }

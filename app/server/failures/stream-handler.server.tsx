@@ -33,10 +33,13 @@ export const failureAwareStreamHandler = defineHandlerCallback(
       });
     };
 
-    const rendered = await renderShell(<StartServer router={router} />, request.signal, (error) =>
+    let renderFailed = false;
+    const rendered = await renderShell(<StartServer router={router} />, request.signal, (error) => {
       // A visitor who went away is not a failure of the page.
-      request.signal.aborted ? undefined : renderFailure(error).digest,
-    );
+      if (request.signal.aborted) return undefined;
+      renderFailed = true;
+      return renderFailure(error).digest;
+    });
     if ('error' in rendered) {
       // The shell itself failed: no document to stream, answer a minimal one.
       const { digest } = renderFailure(rendered.error);
@@ -48,7 +51,13 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     // Node streams as a body: what Start's own handler hands to nitro too.
     const body = transformPipeableStreamWithRouter(router, rendered.stream) as unknown as BodyInit;
     return new Response(body, {
-      status: pageStatus({ routerStatus: statusCode, redirected: !!redirect, failed }),
+      // A render failure inside a Suspense boundary is known by the time the shell is ready
+      // (React streams a client-render marker with its digest); later ones cannot change it.
+      status: pageStatus({
+        routerStatus: statusCode,
+        redirected: !!redirect,
+        failed: failed || renderFailed,
+      }),
       headers: responseHeaders,
     });
   },
