@@ -16,7 +16,7 @@ export interface FailureView {
   side: 'client' | 'server';
   message: string;
   digest?: string;
-  /** Only filled in development: the error's own text, for the developer. */
+  /** Only for client-side failures in development: the error's own text, for the developer. */
   detail?: { message: string; stack?: string };
 }
 
@@ -26,7 +26,8 @@ export function describeFailure(error: unknown, development: boolean): FailureVi
   const view: FailureView = digest
     ? { side: 'server', message: SERVER_FAILURE_MESSAGE, digest }
     : { side: 'client', message: CLIENT_FAILURE_MESSAGE };
-  if (development) {
+  // A server failure's own text stayed on the server (its log has it), even in development.
+  if (development && view.side === 'client') {
     const detail = safely(() => detailOf(error));
     if (detail) view.detail = detail;
   }

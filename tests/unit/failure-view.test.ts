@@ -30,6 +30,10 @@ describe('describeFailure', () => {
     expect(JSON.stringify(describeFailure(withDigest, false))).not.toContain('hunter2');
   });
 
+  it('gives no detail for a server failure even in development (its text stayed on the server)', () => {
+    expect(describeFailure(withDigest, true).detail).toBeUndefined();
+  });
+
   it.each([
     ['an Error', new Error('boom'), 'boom'],
     ['a thrown string', 'boom', 'boom'],
