@@ -12,8 +12,12 @@
 
 import { Route as rootRoute } from './routes/__root'
 import { Route as AboutImport } from './routes/about'
+import { Route as SentryExamplePageRouteImport } from './routes/sentry-example-page/route'
 import { Route as IndexImport } from './routes/index'
+import { Route as SentryExamplePageIndexImport } from './routes/sentry-example-page/index'
 import { Route as ErrorsIndexImport } from './routes/errors/index'
+import { Route as SentryExamplePageSsrErrorImport } from './routes/sentry-example-page/ssr-error'
+import { Route as SentryExamplePageMissingErrorComponentImport } from './routes/sentry-example-page/missing-error-component'
 import { Route as ErrorsEventIdImport } from './routes/errors/$eventId'
 
 // Create/Update Routes
@@ -24,10 +28,22 @@ const AboutRoute = AboutImport.update({
   getParentRoute: () => rootRoute,
 } as any)
 
+const SentryExamplePageRouteRoute = SentryExamplePageRouteImport.update({
+  id: '/sentry-example-page',
+  path: '/sentry-example-page',
+  getParentRoute: () => rootRoute,
+} as any)
+
 const IndexRoute = IndexImport.update({
   id: '/',
   path: '/',
   getParentRoute: () => rootRoute,
+} as any)
+
+const SentryExamplePageIndexRoute = SentryExamplePageIndexImport.update({
+  id: '/',
+  path: '/',
+  getParentRoute: () => SentryExamplePageRouteRoute,
 } as any)
 
 const ErrorsIndexRoute = ErrorsIndexImport.update({
@@ -35,6 +51,19 @@ const ErrorsIndexRoute = ErrorsIndexImport.update({
   path: '/errors/',
   getParentRoute: () => rootRoute,
 } as any)
+
+const SentryExamplePageSsrErrorRoute = SentryExamplePageSsrErrorImport.update({
+  id: '/ssr-error',
+  path: '/ssr-error',
+  getParentRoute: () => SentryExamplePageRouteRoute,
+} as any)
+
+const SentryExamplePageMissingErrorComponentRoute =
+  SentryExamplePageMissingErrorComponentImport.update({
+    id: '/missing-error-component',
+    path: '/missing-error-component',
+    getParentRoute: () => SentryExamplePageRouteRoute,
+  } as any)
 
 const ErrorsEventIdRoute = ErrorsEventIdImport.update({
   id: '/errors/$eventId',
@@ -53,6 +82,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof IndexImport
       parentRoute: typeof rootRoute
     }
+    '/sentry-example-page': {
+      id: '/sentry-example-page'
+      path: '/sentry-example-page'
+      fullPath: '/sentry-example-page'
+      preLoaderRoute: typeof SentryExamplePageRouteImport
+      parentRoute: typeof rootRoute
+    }
     '/about': {
       id: '/about'
       path: '/about'
@@ -67,6 +103,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ErrorsEventIdImport
       parentRoute: typeof rootRoute
     }
+    '/sentry-example-page/missing-error-component': {
+      id: '/sentry-example-page/missing-error-component'
+      path: '/missing-error-component'
+      fullPath: '/sentry-example-page/missing-error-component'
+      preLoaderRoute: typeof SentryExamplePageMissingErrorComponentImport
+      parentRoute: typeof SentryExamplePageRouteImport
+    }
+    '/sentry-example-page/ssr-error': {
+      id: '/sentry-example-page/ssr-error'
+      path: '/ssr-error'
+      fullPath: '/sentry-example-page/ssr-error'
+      preLoaderRoute: typeof SentryExamplePageSsrErrorImport
+      parentRoute: typeof SentryExamplePageRouteImport
+    }
     '/errors/': {
       id: '/errors/'
       path: '/errors'
@@ -74,44 +124,106 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ErrorsIndexImport
       parentRoute: typeof rootRoute
     }
+    '/sentry-example-page/': {
+      id: '/sentry-example-page/'
+      path: '/'
+      fullPath: '/sentry-example-page/'
+      preLoaderRoute: typeof SentryExamplePageIndexImport
+      parentRoute: typeof SentryExamplePageRouteImport
+    }
   }
 }
 
 // Create and export the route tree
 
+interface SentryExamplePageRouteRouteChildren {
+  SentryExamplePageMissingErrorComponentRoute: typeof SentryExamplePageMissingErrorComponentRoute
+  SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
+  SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
+}
+
+const SentryExamplePageRouteRouteChildren: SentryExamplePageRouteRouteChildren =
+  {
+    SentryExamplePageMissingErrorComponentRoute:
+      SentryExamplePageMissingErrorComponentRoute,
+    SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
+    SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
+  }
+
+const SentryExamplePageRouteRouteWithChildren =
+  SentryExamplePageRouteRoute._addFileChildren(
+    SentryExamplePageRouteRouteChildren,
+  )
+
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
+  '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
+  '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
+  '/sentry-example-page/': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
+  '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
+  '/sentry-example-page': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRoutesById {
   __root__: typeof rootRoute
   '/': typeof IndexRoute
+  '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
+  '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors/': typeof ErrorsIndexRoute
+  '/sentry-example-page/': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/about' | '/errors/$eventId' | '/errors'
+  fullPaths:
+    | '/'
+    | '/sentry-example-page'
+    | '/about'
+    | '/errors/$eventId'
+    | '/sentry-example-page/missing-error-component'
+    | '/sentry-example-page/ssr-error'
+    | '/errors'
+    | '/sentry-example-page/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/' | '/about' | '/errors/$eventId' | '/errors'
-  id: '__root__' | '/' | '/about' | '/errors/$eventId' | '/errors/'
+  to:
+    | '/'
+    | '/about'
+    | '/errors/$eventId'
+    | '/sentry-example-page/missing-error-component'
+    | '/sentry-example-page/ssr-error'
+    | '/errors'
+    | '/sentry-example-page'
+  id:
+    | '__root__'
+    | '/'
+    | '/sentry-example-page'
+    | '/about'
+    | '/errors/$eventId'
+    | '/sentry-example-page/missing-error-component'
+    | '/sentry-example-page/ssr-error'
+    | '/errors/'
+    | '/sentry-example-page/'
   fileRoutesById: FileRoutesById
 }
 
 export interface RootRouteChildren {
   IndexRoute: typeof IndexRoute
+  SentryExamplePageRouteRoute: typeof SentryExamplePageRouteRouteWithChildren
   AboutRoute: typeof AboutRoute
   ErrorsEventIdRoute: typeof ErrorsEventIdRoute
   ErrorsIndexRoute: typeof ErrorsIndexRoute
@@ -119,6 +231,7 @@ export interface RootRouteChildren {
 
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
+  SentryExamplePageRouteRoute: SentryExamplePageRouteRouteWithChildren,
   AboutRoute: AboutRoute,
   ErrorsEventIdRoute: ErrorsEventIdRoute,
   ErrorsIndexRoute: ErrorsIndexRoute,
@@ -135,6 +248,7 @@ export const routeTree = rootRoute
       "filePath": "__root.tsx",
       "children": [
         "/",
+        "/sentry-example-page",
         "/about",
         "/errors/$eventId",
         "/errors/"
@@ -143,14 +257,34 @@ export const routeTree = rootRoute
     "/": {
       "filePath": "index.tsx"
     },
+    "/sentry-example-page": {
+      "filePath": "sentry-example-page/route.tsx",
+      "children": [
+        "/sentry-example-page/missing-error-component",
+        "/sentry-example-page/ssr-error",
+        "/sentry-example-page/"
+      ]
+    },
     "/about": {
       "filePath": "about.tsx"
     },
     "/errors/$eventId": {
       "filePath": "errors/$eventId.tsx"
     },
+    "/sentry-example-page/missing-error-component": {
+      "filePath": "sentry-example-page/missing-error-component.tsx",
+      "parent": "/sentry-example-page"
+    },
+    "/sentry-example-page/ssr-error": {
+      "filePath": "sentry-example-page/ssr-error.tsx",
+      "parent": "/sentry-example-page"
+    },
     "/errors/": {
       "filePath": "errors/index.tsx"
+    },
+    "/sentry-example-page/": {
+      "filePath": "sentry-example-page/index.tsx",
+      "parent": "/sentry-example-page"
     }
   }
 }

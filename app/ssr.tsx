@@ -1,6 +1,18 @@
 /// <reference types="vinxi/types/server" />
 import { getRouterManifest } from '@tanstack/react-start/router-manifest';
-import { createStartHandler, defaultStreamHandler } from '@tanstack/react-start/server';
+import { createStartHandler } from '@tanstack/react-start/server';
 import { createRouter } from './router';
+import { sanitiseRouteFailures } from './server/failures/route-errors.server';
+import { failureAwareStreamHandler } from './server/failures/stream-handler.server';
 
-export default createStartHandler({ createRouter, getRouterManifest })(defaultStreamHandler);
+// Route failures are swapped for their public form (digest only) before Start dehydrates
+// them; the stream handler sets the 500 and records them (see docs/decisions/0200-*.md).
+function createServerRouter() {
+  const router = createRouter();
+  sanitiseRouteFailures(router);
+  return router;
+}
+
+export default createStartHandler({ createRouter: createServerRouter, getRouterManifest })(
+  failureAwareStreamHandler,
+);

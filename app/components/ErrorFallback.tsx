@@ -1,14 +1,67 @@
-import { type ErrorComponentProps, Link } from '@tanstack/react-router';
+import { type ErrorComponentProps, Link, useRouter } from '@tanstack/react-router';
+import { useEffect } from 'react';
+import { describeFailure } from '../monitoring/failure-view';
+import { reportClientError } from '../monitoring/report-client-error';
 
-/** The generic fallback: never shows the error's own message. */
-export function ErrorFallback(_props: ErrorComponentProps) {
+/**
+ * The root error boundary's fallback (root route's errorComponent and the router's
+ * defaultErrorComponent). Says which side failed and the digest, never the error's own text
+ * in production. Must never throw: whatever was thrown is read through describeFailure.
+ */
+export function ErrorFallback(props: ErrorComponentProps) {
+  return <ErrorFallbackView {...props} development={import.meta.env.DEV} />;
+}
+
+export interface ErrorFallbackViewProps {
+  error: unknown;
+  reset?: () => void;
+  /** Development adds the error's own message and stack below, clearly marked. */
+  development: boolean;
+}
+
+export function ErrorFallbackView({ error, reset, development }: ErrorFallbackViewProps) {
+  const router = useRouter();
+  const view = describeFailure(error, development);
+
+  useEffect(() => {
+    // Server failures were reported on the server; the browser reports its own, once.
+    if (view.side === 'client') reportOnce(error);
+  }, [error, view.side]);
+
+  const tryAgain = () => {
+    reset?.();
+    // Re-runs beforeLoad and loaders; the new load also resets the route's boundary.
+    void router.invalidate();
+  };
+
   return (
-    <main className="page" role="alert">
+    <main className="page" role="alert" data-testid="error-fallback">
       <h1>Application error</h1>
-      <p>Something went wrong while showing this page.</p>
+      <p>{view.message}</p>
+      {view.digest ? <p data-testid="error-digest">{`Digest: ${view.digest}`}</p> : null}
       <p>
+        <button type="button" onClick={tryAgain}>
+          Try again
+        </button>{' '}
         <Link to="/">Go to the home page</Link>
       </p>
+      {view.detail ? (
+        <section aria-label="Development details" className="dev-details">
+          <h2>Development only: the error itself</h2>
+          <p>{view.detail.message}</p>
+          {view.detail.stack ? <pre>{view.detail.stack}</pre> : null}
+        </section>
+      ) : null}
     </main>
   );
+}
+
+const reported = new WeakSet<object>();
+
+function reportOnce(error: unknown): void {
+  if (typeof error === 'object' && error !== null) {
+    if (reported.has(error)) return;
+    reported.add(error);
+  }
+  reportClientError(error);
 }

@@ -2,6 +2,7 @@ import { createRootRoute, HeadContent, Link, Outlet, Scripts } from '@tanstack/r
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '../components/ErrorFallback';
 import { NotFound } from '../components/NotFound';
+import { failRootBeforeLoadOnRequest } from '../server/example.functions';
 import appCss from '../styles/app.css?url';
 
 export const Route = createRootRoute({
@@ -16,6 +17,8 @@ export const Route = createRootRoute({
       { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' },
     ],
   }),
+  // Test hook for the root-level failure path; inert unless example routes are enabled.
+  beforeLoad: ({ location }) => failRootBeforeLoadOnRequest(location.search),
   component: RootComponent,
   errorComponent: (props) => (
     <RootDocument>

@@ -1,0 +1,60 @@
+/**
+ * What the error fallback may say about an error. Shared by server and browser, framework-free.
+ * A server-side failure reaches the browser as an error carrying only a `digest` (see
+ * app/server/failures/public-error.server.ts); anything else is a client-side failure.
+ */
+
+export const CLIENT_FAILURE_MESSAGE =
+  'Application error: a client-side exception has occurred (see the browser console for more information).';
+export const SERVER_FAILURE_MESSAGE =
+  'Application error: a server-side exception has occurred (see the server logs for more information).';
+
+/** Digests are short lowercase hex strings; anything else is not shown. */
+const DIGEST = /^[0-9a-f]{6,32}$/;
+
+export interface FailureView {
+  side: 'client' | 'server';
+  message: string;
+  digest?: string;
+  /** Only for client-side failures in development: the error's own text, for the developer. */
+  detail?: { message: string; stack?: string };
+}
+
+/** Never throws, whatever was thrown (a string, null, an object without message, a Proxy…). */
+export function describeFailure(error: unknown, development: boolean): FailureView {
+  const digest = safely(() => digestOf(error));
+  const view: FailureView = digest
+    ? { side: 'server', message: SERVER_FAILURE_MESSAGE, digest }
+    : { side: 'client', message: CLIENT_FAILURE_MESSAGE };
+  // A server failure's own text stayed on the server (its log has it), even in development.
+  if (development && view.side === 'client') {
+    const detail = safely(() => detailOf(error));
+    if (detail) view.detail = detail;
+  }
+  return view;
+}
+
+function digestOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const digest = (error as { digest?: unknown }).digest;
+  return typeof digest === 'string' && DIGEST.test(digest) ? digest : undefined;
+}
+
+function detailOf(error: unknown): FailureView['detail'] {
+  if (error instanceof Error) {
+    return { message: String(error.message), stack: error.stack ? String(error.stack) : undefined };
+  }
+  if (typeof error === 'object' && error !== null) {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === 'string') return { message };
+  }
+  return { message: String(error) };
+}
+
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Server-side reporting with Sentry's own server client (`ServerRuntimeClient` from
+ * `@sentry/core/server`, the same 11.12 line as @sentry/react): no OpenTelemetry, no module
+ * patching, so it bundles cleanly into the nitro output. See docs/decisions/0201-*.md.
+ */
+import { createStackParser, Scope } from '@sentry/core';
+import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
+import { formatDsn } from '../../monitoring/dsn';
+import { serverConfig } from '../env.server';
+import type { FailureContext } from './log-line';
+import { makeFetchTransport, makeInboxTransport } from './transports.server';
+
+/**
+ * Local inbox mode has no Sentry project, but the SDK only sends with a DSN: this one names
+ * no real host, and its transport writes to the local inbox instead of the network.
+ */
+const LOCAL_INBOX_DSN = 'http://local@localhost/0';
+
+let client: ServerRuntimeClient | undefined;
+
+function sentryClient(): ServerRuntimeClient {
+  if (client) return client;
+  const config = serverConfig();
+  const { monitoring } = config;
+  client = new ServerRuntimeClient({
+    dsn: monitoring.kind === 'sentry' ? formatDsn(monitoring.dsn) : LOCAL_INBOX_DSN,
+    transport: monitoring.kind === 'sentry' ? makeFetchTransport : makeInboxTransport,
+    stackParser: createStackParser(nodeStackLineParser()),
+    integrations: [],
+    environment: config.environment,
+    release: config.release,
+    platform: 'node',
+    runtime: { name: 'node', version: process.version },
+    sendDefaultPii: false,
+  });
+  client.init();
+  return client;
+}
+
+/** Sends one event for a server-side failure, tagged with its digest. Never throws. */
+export function reportServerFailure(error: unknown, digest: string, context: FailureContext): void {
+  try {
+    const scope = new Scope();
+    scope.setTag('digest', digest);
+    scope.setTag('phase', context.phase);
+    scope.setTag('route', context.route);
+    scope.setContext('request', { method: context.method, url: context.url ?? null });
+    sentryClient().captureException(
+      error,
+      { mechanism: { type: 'tanstack-start', handled: false } },
+      scope,
+    );
+  } catch (reportError) {
+    // Reporting must never turn one failure into two; the JSON log line already has it.
+    console.error(`[monitoring] could not report failure ${digest}:`, reportError);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Start's default stream handler, plus what it lacks for failures: the failed page answers
+ * 500, route failures are recorded once with the request, and React's SSR `onError` gives
+ * render failures a digest (React puts only that digest into the HTML in production).
+ */
+import { PassThrough } from 'node:stream';
+import {
+  defineHandlerCallback,
+  StartServer,
+  transformPipeableStreamWithRouter,
+} from '@tanstack/react-start/server';
+import type { ReactNode } from 'react';
+// react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
+import ReactDOMServer from 'react-dom/server';
+import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
+import { dropEmptyLazyComponents } from './empty-lazy-components.server';
+import { captureServerFailure } from './record-failure.server';
+import { pageStatus } from './response-status';
+import { settleRouteFailures } from './route-errors.server';
+
+export const failureAwareStreamHandler = defineHandlerCallback(
+  async ({ request, router, responseHeaders }) => {
+    const { failed } = settleRouteFailures(router, request);
+    await dropEmptyLazyComponents(router);
+    const url = new URL(request.url);
+    const renderFailure = (error: unknown) => {
+      const matches = router.state.matches;
+      return captureServerFailure(error, {
+        phase: 'render',
+        route: matches[matches.length - 1]?.routeId ?? url.pathname,
+        method: request.method,
+        url: url.pathname + url.search,
+      });
+    };
+
+    let renderFailed = false;
+    const rendered = await renderShell(<StartServer router={router} />, request.signal, (error) => {
+      // A visitor who went away is not a failure of the page.
+      if (request.signal.aborted) return undefined;
+      renderFailed = true;
+      return renderFailure(error).digest;
+    });
+    if ('error' in rendered) {
+      // The shell itself failed: no document to stream, answer a minimal one.
+      const { digest } = renderFailure(rendered.error);
+      responseHeaders.set('Content-Type', 'text/html; charset=UTF-8');
+      return new Response(shellFailurePage(digest), { status: 500, headers: responseHeaders });
+    }
+
+    const { statusCode, redirect } = router.state;
+    // Node streams as a body: what Start's own handler hands to nitro too.
+    const body = transformPipeableStreamWithRouter(router, rendered.stream) as unknown as BodyInit;
+    return new Response(body, {
+      // A render failure inside a Suspense boundary is known by the time the shell is ready
+      // (React streams a client-render marker with its digest); later ones cannot change it.
+      status: pageStatus({
+        routerStatus: statusCode,
+        redirected: !!redirect,
+        failed: failed || renderFailed,
+      }),
+      headers: responseHeaders,
+    });
+  },
+);
+
+/** Renders until the shell is ready (then streams the rest) or has failed. */
+function renderShell(
+  app: ReactNode,
+  signal: AbortSignal,
+  onError: (error: unknown) => string | undefined,
+): Promise<{ stream: PassThrough } | { error: unknown }> {
+  return new Promise((settle) => {
+    const stream = new PassThrough();
+    const pipeable = ReactDOMServer.renderToPipeableStream(app, {
+      onShellReady: () => {
+        pipeable.pipe(stream);
+        settle({ stream });
+      },
+      onShellError: (error) => settle({ error }),
+      onError: (error) => onError(error),
+    });
+    signal.addEventListener('abort', () => pipeable.abort(), { once: true });
+  });
+}
+
+function shellFailurePage(digest: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Application error</title></head><body><main role="alert"><p>${SERVER_FAILURE_MESSAGE}</p><p>Digest: ${digest}</p><p><a href="/">Go to the home page</a></p></main></body></html>`;
+}

@@ -1,0 +1,116 @@
+import {
+  createMemoryHistory,
+  createRootRoute,
+  createRouter,
+  RouterProvider,
+} from '@tanstack/react-router';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ErrorFallbackView } from '../../app/components/ErrorFallback';
+import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
+import { reportClientError } from '../../app/monitoring/report-client-error';
+
+vi.mock('../../app/monitoring/report-client-error', () => ({ reportClientError: vi.fn() }));
+
+const SECRET = 'db-password-hunter2';
+
+async function renderFallback(error: unknown, opts: { development?: boolean } = {}) {
+  const reset = vi.fn();
+  const rootRoute = createRootRoute({
+    component: () => (
+      <ErrorFallbackView error={error} reset={reset} development={opts.development ?? false} />
+    ),
+  });
+  const router = createRouter({
+    routeTree: rootRoute,
+    history: createMemoryHistory({ initialEntries: ['/'] }),
+  });
+  await router.load();
+  const invalidate = vi.spyOn(router, 'invalidate');
+  const view = render(<RouterProvider router={router} />);
+  await screen.findByTestId('error-fallback');
+  return { ...view, reset, invalidate };
+}
+
+function secretError(): Error {
+  const error = new Error(`query failed: ${SECRET}`);
+  error.stack = `Error: query failed: ${SECRET}\n    at secretFunction (db.ts:1:1)`;
+  return error;
+}
+
+beforeEach(() => {
+  vi.mocked(reportClientError).mockClear();
+});
+
+describe('ErrorFallback', () => {
+  it('shows the client-side message and no digest for an error from the browser', async () => {
+    await renderFallback(secretError());
+    expect(screen.getByText(CLIENT_FAILURE_MESSAGE)).toBeTruthy();
+    expect(screen.queryByText(SERVER_FAILURE_MESSAGE)).toBeNull();
+    expect(screen.queryByTestId('error-digest')).toBeNull();
+  });
+
+  it('shows the server-side message and the digest for a server failure', async () => {
+    await renderFallback(
+      Object.assign(new Error(SERVER_FAILURE_MESSAGE), { digest: '0a1b2c3d4e' }),
+    );
+    expect(screen.getByText(SERVER_FAILURE_MESSAGE)).toBeTruthy();
+    expect(screen.queryByText(CLIENT_FAILURE_MESSAGE)).toBeNull();
+    expect(screen.getByTestId('error-digest').textContent).toBe('Digest: 0a1b2c3d4e');
+  });
+
+  it('never shows the message or stack in production', async () => {
+    const { container } = await renderFallback(secretError(), { development: false });
+    expect(container.textContent).not.toContain(SECRET);
+    expect(container.textContent).not.toContain('secretFunction');
+  });
+
+  it('adds them in development, clearly marked', async () => {
+    await renderFallback(secretError(), { development: true });
+    const details = screen.getByRole('region', { name: 'Development details' });
+    expect(details.textContent).toContain('Development only');
+    expect(details.textContent).toContain(SECRET);
+    expect(details.textContent).toContain('secretFunction');
+  });
+
+  it('"Try again" resets the boundary and re-runs the route', async () => {
+    const { reset, invalidate } = await renderFallback(secretError());
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    });
+    expect(reset).toHaveBeenCalledTimes(1);
+    expect(invalidate).toHaveBeenCalledTimes(1);
+  });
+
+  it('links home', async () => {
+    await renderFallback(secretError());
+    expect(screen.getByRole('link', { name: 'Go to the home page' }).getAttribute('href')).toBe(
+      '/',
+    );
+  });
+
+  it('hands a client-side error to the reporting hook once, a server-side one not at all', async () => {
+    const error = secretError();
+    const { unmount } = await renderFallback(error);
+    expect(reportClientError).toHaveBeenCalledTimes(1);
+    expect(reportClientError).toHaveBeenCalledWith(error);
+    unmount();
+    vi.mocked(reportClientError).mockClear();
+    await renderFallback({ digest: '0a1b2c3d4e' });
+    expect(reportClientError).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['a thrown string', 'just a string'],
+    ['null', null],
+    ['undefined', undefined],
+    ['an object without message', { code: 42 }],
+    ['a number', 42],
+  ])('renders without throwing for %s', async (_name, thrown) => {
+    for (const development of [false, true]) {
+      const { unmount } = await renderFallback(thrown, { development });
+      expect(screen.getByText(CLIENT_FAILURE_MESSAGE)).toBeTruthy();
+      unmount();
+    }
+  });
+});

@@ -1,0 +1,300 @@
+/**
+ * Server-side failures over real HTTP against the production build: status, what the body
+ * carries (never the error's text), one JSON log line, one Sentry event tagged with the digest.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
+import { type FakeSentry, type ReceivedRequest, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+
+// Markers planted in the thrown messages (see the example routes): stand-ins for secrets.
+const SSR_SECRET = 'ssr-loader-secret-4b1d';
+const ROOT_SECRET = 'root-before-load-secret-9c2e';
+// Server function ids are derived from file and export name by Start's compiler.
+const FAILING_FN =
+  '/_server/app_server_example_functions_ts--callFailingExample_createServerFn_handler?createServerFn';
+
+interface LogRecord {
+  level: string;
+  digest: string;
+  route: string;
+  method: string;
+  phase: string;
+  message: string;
+  stack?: string;
+}
+
+function failureLog(server: BuiltServer): LogRecord[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{"level":"error"'))
+    .map((line) => JSON.parse(line) as LogRecord);
+}
+
+async function logOf(server: BuiltServer, digest: string): Promise<LogRecord[]> {
+  await server.waitForOutput(new RegExp(`"digest":"${digest}"`));
+  return failureLog(server).filter((record) => record.digest === digest);
+}
+
+/** The fields of a Sentry event these tests read. */
+interface SentryEvent {
+  tags?: Record<string, string>;
+  exception: { values: Array<{ value: string }> };
+}
+
+/** The event items of the envelopes a fake ingest received. */
+function eventsIn(requests: ReceivedRequest[]): SentryEvent[] {
+  return requests.flatMap((request) => eventsOfEnvelope(request.body.toString('utf8')));
+}
+
+function eventsOfEnvelope(text: string): SentryEvent[] {
+  const [, ...rest] = text.split('\n');
+  const events: SentryEvent[] = [];
+  for (let i = 0; i + 1 < rest.length; i += 2) {
+    const itemHeader = JSON.parse(rest[i] as string);
+    if (itemHeader.type === 'event') events.push(JSON.parse(rest[i + 1] as string));
+  }
+  return events;
+}
+
+async function sentryEventFor(sentry: FakeSentry, digest: string) {
+  for (let count = 1; ; count++) {
+    const requests = await sentry.waitForRequests(count);
+    const event = eventsIn(requests).find((e) => e.tags?.digest === digest);
+    if (event) return event;
+  }
+}
+
+function digestInPage(html: string): string {
+  const match = /Digest: ([0-9a-f]{10})/.exec(html);
+  if (!match) throw new Error(`No digest on the page:\n${html.slice(0, 2000)}`);
+  return match[1] as string;
+}
+
+function callFailingFunction(server: BuiltServer, data: unknown) {
+  return fetch(server.url + FAILING_FN, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ data, context: {} }),
+  });
+}
+
+describe('with example routes and a Sentry DSN', () => {
+  let sentry: FakeSentry;
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    sentry = await startFakeSentry();
+    server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', SENTRY_DSN: sentry.dsn('42') });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await sentry?.close();
+  });
+
+  it('a loader failing during SSR answers 500 with the generic message and a digest only', async () => {
+    const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+    const html = await response.text();
+    expect(response.status).toBe(500);
+    expect(html).toContain(SERVER_FAILURE_MESSAGE);
+    const digest = digestInPage(html);
+    // The whole body, hydration data included.
+    expect(html).not.toContain(SSR_SECRET);
+    expect(html).not.toContain('loader failed');
+    expect(html).toContain(`\\"digest\\":\\"${digest}\\"`);
+
+    const log = await logOf(server, digest);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      level: 'error',
+      route: '/sentry-example-page/ssr-error',
+      method: 'GET',
+      phase: 'loader',
+    });
+    expect(log[0]?.message).toContain(SSR_SECRET);
+    expect(log[0]?.stack).toContain('Error:');
+
+    const event = await sentryEventFor(sentry, digest);
+    expect(event.tags).toMatchObject({ digest, route: '/sentry-example-page/ssr-error' });
+    expect(event.exception.values[0]?.value).toContain(SSR_SECRET);
+    expect(sentry.received[0]?.url).toMatch(/^\/api\/42\/envelope\//);
+  });
+
+  it('the same failure twice has the same digest, and each is logged', async () => {
+    const first = digestInPage(
+      await (await fetch(`${server.url}/sentry-example-page/ssr-error`)).text(),
+    );
+    const second = digestInPage(
+      await (await fetch(`${server.url}/sentry-example-page/ssr-error`)).text(),
+    );
+    expect(second).toBe(first);
+    await server.waitForOutput(new RegExp(`("digest":"${first}"[^]*){3}`));
+  });
+
+  it('a failing root beforeLoad answers 500 and reaches the browser as an error', async () => {
+    const response = await fetch(`${server.url}/about?example-failure=root-before-load`);
+    const html = await response.text();
+    expect(response.status).toBe(500);
+    expect(html).toContain(SERVER_FAILURE_MESSAGE);
+    const digest = digestInPage(html);
+    expect(html).not.toContain(ROOT_SECRET);
+    expect(html).not.toContain('beforeLoad failed');
+    // Start left the root match out of the hydration data, so the browser rendered the page.
+    const rootMatch = /initMatch\((\{"id":"__root__".*?\})\)/.exec(html);
+    expect(rootMatch?.[1]).toContain('"status":"error"');
+    expect(rootMatch?.[1]).toContain(digest);
+
+    const log = await logOf(server, digest);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ route: '__root__', method: 'GET', phase: 'beforeLoad' });
+    const event = await sentryEventFor(sentry, digest);
+    expect(event.exception.values[0]?.value).toContain(ROOT_SECRET);
+  });
+
+  it('a component failing while rendering on the server answers 500 with a digest only', async () => {
+    const response = await fetch(`${server.url}/sentry-example-page?example-failure=render`);
+    const html = await response.text();
+    expect(response.status).toBe(500);
+    expect(html).not.toContain('render-secret-5e7f');
+    expect(html).not.toContain('thrown while rendering');
+    // React marks the failed boundary with our digest and renders it again in the browser.
+    const digest = /data-dgst="([0-9a-f]{10})"/.exec(html)?.[1] as string;
+    expect(digest).toBeDefined();
+    const log = await logOf(server, digest);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      phase: 'render',
+      route: '/sentry-example-page/',
+      method: 'GET',
+    });
+    const event = await sentryEventFor(sentry, digest);
+    expect(event.exception.values[0]?.value).toContain('render-secret-5e7f');
+  });
+
+  it('a failing server function answers 500 with the digest and no message', async () => {
+    const marker = 'fn-secret-77aa';
+    const response = await callFailingFunction(server, { label: marker });
+    const body = await response.text();
+    expect(response.status).toBe(500);
+    expect(body).not.toContain(marker);
+    const error = JSON.parse(body).$error;
+    expect(error.message).toBe(SERVER_FAILURE_MESSAGE);
+    expect(error.digest).toMatch(/^[0-9a-f]{10}$/);
+
+    const log = await logOf(server, error.digest);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ phase: 'server-function', method: 'POST' });
+    expect(log[0]?.message).toContain(marker);
+    const event = await sentryEventFor(sentry, error.digest);
+    expect(event.tags?.digest).toBe(error.digest);
+  });
+
+  it('invalid server function input answers 500 without the validation issues or input', async () => {
+    const marker = `invalid-input-secret-${'x'.repeat(40)}`;
+    const response = await callFailingFunction(server, { label: marker });
+    const body = await response.text();
+    expect(response.status).toBe(500);
+    expect(body).not.toContain('invalid-input-secret');
+    expect(body).not.toContain('issues');
+    expect(body).not.toContain('"expected"');
+    const { digest } = JSON.parse(body).$error;
+    const log = await logOf(server, digest);
+    expect(log).toHaveLength(1);
+    await sentryEventFor(sentry, digest);
+  });
+
+  it('a route with `errorComponent: undefined` answers 500 instead of spinning forever', async () => {
+    // Before the fix this response never ended and the server stopped answering anyone.
+    const response = await fetch(`${server.url}/sentry-example-page/missing-error-component`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const html = await response.text();
+    expect(response.status).toBe(500);
+    expect(html).toContain(SERVER_FAILURE_MESSAGE);
+    digestInPage(html);
+    const other = await fetch(`${server.url}/about`, { signal: AbortSignal.timeout(10_000) });
+    expect(other.status).toBe(200);
+    await other.text();
+  });
+
+  it('not-found is a 404 and not logged as an error', async () => {
+    const before = failureLog(server).length;
+    const response = await fetch(`${server.url}/no-such-page`);
+    expect(response.status).toBe(404);
+    await response.text();
+    // A page that loads fine afterwards proves the server moved on; nothing new was logged.
+    expect((await fetch(`${server.url}/about`)).status).toBe(200);
+    expect(failureLog(server).length).toBe(before);
+  });
+});
+
+describe('in local inbox mode', () => {
+  let server: BuiltServer;
+  const inboxDir = join(mkdtempSync(join(tmpdir(), 'failures-inbox-')), 'inbox');
+
+  beforeAll(async () => {
+    server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', MONITORING_INBOX_DIR: inboxDir });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('reports the failure to the local inbox, tagged with the digest', async () => {
+    const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+    expect(response.status).toBe(500);
+    const digest = digestInPage(await response.text());
+    const events = await waitFor(() => {
+      let files: string[] = [];
+      try {
+        files = readdirSync(inboxDir);
+      } catch {
+        return undefined;
+      }
+      const found = files
+        .flatMap((file) => eventsOfEnvelope(readFileSync(join(inboxDir, file), 'utf8')))
+        .filter((event) => event.tags?.digest === digest);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(events).toHaveLength(1);
+  });
+});
+
+describe('without example routes (production default)', () => {
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    server = await startBuiltServer({});
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it.each(['/sentry-example-page', '/sentry-example-page/ssr-error'])(
+    '%s is not found',
+    async (path) => {
+      const response = await fetch(server.url + path);
+      expect(response.status).toBe(404);
+      await response.text();
+    },
+  );
+
+  it('ignores the root beforeLoad failure flag', async () => {
+    const response = await fetch(`${server.url}/about?example-failure=root-before-load`);
+    expect(response.status).toBe(200);
+    await response.text();
+  });
+});
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition never became true');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

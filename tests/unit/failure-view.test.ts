@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CLIENT_FAILURE_MESSAGE,
+  describeFailure,
+  SERVER_FAILURE_MESSAGE,
+} from '../../app/monitoring/failure-view';
+
+const withDigest = Object.assign(new Error('db password is hunter2'), { digest: 'abc123def0' });
+
+describe('describeFailure', () => {
+  it.each([
+    ['an Error', new Error('boom'), 'client', undefined],
+    ['a server error with digest', withDigest, 'server', 'abc123def0'],
+    ['a plain object with digest', { digest: '0123456789' }, 'server', '0123456789'],
+    ['a thrown string', 'boom', 'client', undefined],
+    ['null', null, 'client', undefined],
+    ['undefined', undefined, 'client', undefined],
+    ['an object without message', { code: 42 }, 'client', undefined],
+    ['a digest that is not hex', { digest: '<script>' }, 'client', undefined],
+    ['a digest that is not a string', { digest: 1234567 }, 'client', undefined],
+  ])('%s is a %s-side failure', (_name, error, side, digest) => {
+    const view = describeFailure(error, false);
+    expect(view.side).toBe(side);
+    expect(view.message).toBe(side === 'server' ? SERVER_FAILURE_MESSAGE : CLIENT_FAILURE_MESSAGE);
+    expect(view.digest).toBe(digest);
+  });
+
+  it('never gives the error text in production', () => {
+    expect(describeFailure(withDigest, false).detail).toBeUndefined();
+    expect(JSON.stringify(describeFailure(withDigest, false))).not.toContain('hunter2');
+  });
+
+  it('gives no detail for a server failure even in development (its text stayed on the server)', () => {
+    expect(describeFailure(withDigest, true).detail).toBeUndefined();
+  });
+
+  it.each([
+    ['an Error', new Error('boom'), 'boom'],
+    ['a thrown string', 'boom', 'boom'],
+    ['null', null, 'null'],
+    ['an object with message', { message: 'boom' }, 'boom'],
+  ])('in development gives the text of %s', (_name, error, message) => {
+    expect(describeFailure(error, true).detail?.message).toBe(message);
+  });
+
+  it('survives an error whose fields throw when read', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('no reading');
+        },
+      },
+    );
+    expect(describeFailure(hostile, true).side).toBe('client');
+  });
+});
