@@ -1,7 +1,16 @@
-import { createRootRoute, HeadContent, Link, Outlet, Scripts } from '@tanstack/react-router';
+import {
+  createRootRoute,
+  HeadContent,
+  Link,
+  Outlet,
+  Scripts,
+  useMatch,
+} from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '../components/ErrorFallback';
 import { NotFound } from '../components/NotFound';
+import { PublicConfigScript } from '../components/PublicConfigScript';
+import { getPublicConfig } from '../server/public-config.functions';
 import appCss from '../styles/app.css?url';
 
 export const Route = createRootRoute({
@@ -13,6 +22,9 @@ export const Route = createRootRoute({
     ],
     links: [{ rel: 'stylesheet', href: appCss }],
   }),
+  // The browser's monitoring config, read per request: fetched once, then never stale.
+  loader: () => getPublicConfig(),
+  staleTime: Number.POSITIVE_INFINITY,
   component: RootComponent,
   errorComponent: (props) => (
     <RootDocument>
@@ -31,10 +43,13 @@ function RootComponent() {
 }
 
 function RootDocument({ children }: { children: ReactNode }) {
+  // Not Route.useLoaderData(): the error component renders this document too, maybe without it.
+  const publicConfig = useMatch({ from: '__root__', shouldThrow: false })?.loaderData;
   return (
     <html lang="en">
       <head>
         <HeadContent />
+        <PublicConfigScript config={publicConfig} />
       </head>
       <body>
         <nav className="nav" aria-label="Main">
