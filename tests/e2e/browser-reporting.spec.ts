@@ -1,13 +1,13 @@
 /**
  * Browser error reporting in Debian's Chromium against the production build, with a fake
- * Sentry ingest behind SENTRY_DSN. Tunnel: see support/tunnel.ts (`useTunnel`).
+ * Sentry ingest behind SENTRY_DSN. Tunnel: see support/tunnel.ts (`connectTunnel`).
  */
 import { expect, type Page, type Request, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import { errorEvents, errorMessages, parseEnvelope } from './support/envelopes';
 import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
-import { TUNNEL_TIMEOUT_MS, type Tunnel, useTunnel } from './support/tunnel';
+import { connectTunnel, TUNNEL_TIMEOUT_MS, type Tunnel } from './support/tunnel';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -58,7 +58,7 @@ function watchTunnel(page: Page): Omit<TunnelWatch, 'setOffline'> {
 /** Opens the home page with the tunnel in place and waits for the session the SDK starts with. */
 async function openApp(page: Page): Promise<TunnelWatch> {
   const watch = watchTunnel(page);
-  const tunnel = await useTunnel(page, ingest);
+  const tunnel = await connectTunnel(page, ingest);
   await page.goto(`${server.url}/`);
   await ingest.waitForRequests(1);
   await recordSentEvents(page);

@@ -1,9 +1,9 @@
 /**
  * Until the server's tunnel (POST /monitoring) is merged, the browser tests stand in for it:
- * `useTunnel` routes the page's tunnel requests to the fake ingest the way the tunnel does
+ * `connectTunnel` routes the page's tunnel requests to the fake ingest the way the tunnel does
  * (the DSN's envelope endpoint, Sentry's status and rate-limit headers back, 504 after the
  * tunnel timeout, 502 when the ingest is unreachable). With the real tunnel in the build,
- * make `useTunnel` return `{ setOffline }` without routing: the tests stay as they are.
+ * make `connectTunnel` return `{ setOffline }` without routing: the tests stay as they are.
  */
 import type { Page } from '@playwright/test';
 import { envelopeUrlOf, isDsn, parseDsn } from '../../../app/monitoring/dsn';
@@ -19,7 +19,7 @@ export interface Tunnel {
   setOffline(offline: boolean): Promise<void>;
 }
 
-export async function useTunnel(page: Page, ingest: FakeSentry): Promise<Tunnel> {
+export async function connectTunnel(page: Page, ingest: FakeSentry): Promise<Tunnel> {
   const dsn = parseDsn(ingest.dsn());
   if (!isDsn(dsn)) throw new Error('fake ingest DSN does not parse');
   const upstream = envelopeUrlOf(dsn);
@@ -32,7 +32,7 @@ export async function useTunnel(page: Page, ingest: FakeSentry): Promise<Tunnel>
     try {
       const response = await fetch(upstream, {
         method: 'POST',
-        body: request.postDataBuffer() ?? Buffer.alloc(0),
+        body: new Uint8Array(request.postDataBuffer() ?? Buffer.alloc(0)),
         signal: AbortSignal.timeout(TUNNEL_TIMEOUT_MS),
       });
       const headers: Record<string, string> = {};
