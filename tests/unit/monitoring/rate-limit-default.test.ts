@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 // default (DEFAULT_RETRY_AFTER), kept on purpose: this pins it against an SDK upgrade.
 describe('the back-off after a 429 without headers', () => {
   const now = 1_000_000;
-  const limits = updateRateLimits({}, { statusCode: 429, headers: {} }, now);
+  const limits = updateRateLimits(
+    {},
+    { statusCode: 429, headers: { 'x-sentry-rate-limits': null, 'retry-after': null } },
+    now,
+  );
 
   it.each([
     [0, true],
