@@ -19,8 +19,13 @@ export interface Tunnel {
   setOffline(offline: boolean): Promise<void>;
 }
 
-export async function connectTunnel(page: Page, ingest: FakeSentry): Promise<Tunnel> {
-  const dsn = parseDsn(ingest.dsn());
+/** `dsn`: the server's SENTRY_DSN, whose envelope endpoint the tunnel forwards to. */
+export async function connectTunnel(
+  page: Page,
+  ingest: FakeSentry,
+  sentryDsn = ingest.dsn(),
+): Promise<Tunnel> {
+  const dsn = parseDsn(sentryDsn);
   if (!isDsn(dsn)) throw new Error('fake ingest DSN does not parse');
   const upstream = envelopeUrlOf(dsn);
   let offline = false;
