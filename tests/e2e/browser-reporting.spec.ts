@@ -9,8 +9,6 @@ import { errorEvents, errorMessages, parseEnvelope } from './support/envelopes';
 import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
 import { connectTunnel, TUNNEL_TIMEOUT_MS, type Tunnel } from './support/tunnel';
 
-test.describe.configure({ mode: 'serial' });
-
 let ingest: FakeSentry;
 let server: BuiltServer;
 

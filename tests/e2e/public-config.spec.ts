@@ -7,7 +7,7 @@ import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
 import { startFakeSentry } from '../fixtures/fake-sentry';
 import { startBuiltServer } from '../support/built-server';
 import { errorMessages } from './support/envelopes';
-import { throwInPage } from './support/page-sdk';
+import { throwInPage, waitForSentryClient } from './support/page-sdk';
 import { connectTunnel } from './support/tunnel';
 
 async function publicConfigOf(page: Page): Promise<Record<string, unknown>> {
@@ -51,6 +51,7 @@ test('a changed SENTRY_DSN takes effect on restart, without a rebuild', async ({
         dsn: second.dsn('7', 'otherkey'),
         tunnel: '/monitoring?o=0&p=7',
       });
+      await waitForSentryClient(page);
       expect(await clientDsnOf(page)).toBe(second.dsn('7', 'otherkey'));
       await throwInPage(page, 'after the restart');
       await expect.poll(() => errorMessages(second.received)).toContain('after the restart');
@@ -79,6 +80,7 @@ test('without SENTRY_DSN the browser reports to the local inbox DSN', async ({ p
       release: 'v1</script><script>alert(1)',
       tracesSampleRate: 1,
     });
+    await waitForSentryClient(page);
     expect(await clientDsnOf(page)).toBe(LOCAL_INBOX_DSN);
   } finally {
     await server.stop();

@@ -3,7 +3,7 @@
  * (`window.__SENTRY__`), to know when the SDK has finished with an event that the network
  * never sees (filtered, rate limited, stored offline): its `afterSendEvent` hook.
  */
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
 /** Starts recording the messages of the events the SDK has finished sending (or dropping). */
 export async function recordSentEvents(page: Page): Promise<void> {
@@ -39,4 +39,38 @@ export function throwInPage(page: Page, message: string): Promise<void> {
       throw new Error(text);
     });
   }, message);
+}
+
+/**
+ * Captures an error straight through the page's client. Under Playwright's fake clock the
+ * global handlers may still be ignoring errors (the SDK clears that flag with a timer).
+ */
+export function captureInPage(page: Page, message: string): Promise<void> {
+  return page.evaluate((text) => {
+    const win = window as unknown as {
+      __SENTRY__: Record<
+        string,
+        { defaultCurrentScope?: { getClient(): { captureException(e: unknown): void } } }
+      > & { version: string };
+    };
+    const client = win.__SENTRY__[win.__SENTRY__.version]?.defaultCurrentScope?.getClient();
+    if (!client) throw new Error('no Sentry client in the page');
+    client.captureException(new Error(text));
+  }, message);
+}
+
+/** Waits until the page's Sentry client exists (the client entry loads after `load` may fire). */
+export async function waitForSentryClient(page: Page): Promise<void> {
+  await expect
+    .poll(() =>
+      page.evaluate(() => {
+        const win = window as unknown as {
+          __SENTRY__?: Record<string, { defaultCurrentScope?: { getClient(): unknown } }> & {
+            version: string;
+          };
+        };
+        return !!win.__SENTRY__?.[win.__SENTRY__.version]?.defaultCurrentScope?.getClient();
+      }),
+    )
+    .toBe(true);
 }
