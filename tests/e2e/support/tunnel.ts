@@ -2,12 +2,15 @@
  * Until the server's tunnel (POST /monitoring) is merged, the browser tests stand in for it:
  * `connectTunnel` routes the page's tunnel requests to the fake ingest the way the tunnel does
  * (the DSN's envelope endpoint, Sentry's status and rate-limit headers back, 504 after the
- * tunnel timeout, 502 when the ingest is unreachable). With the real tunnel in the build,
- * make `connectTunnel` return `{ setOffline }` without routing: the tests stay as they are.
+ * tunnel timeout, 502 when the ingest is unreachable). Once the real tunnel is in the build,
+ * set STAND_IN to false: the tests stay as they are and run against the server's tunnel.
  */
 import type { Page } from '@playwright/test';
 import { envelopeUrlOf, isDsn, parseDsn } from '../../../app/monitoring/dsn';
 import type { FakeSentry } from '../../fixtures/fake-sentry';
+
+/** True while the build has no POST /monitoring of its own. */
+const STAND_IN = true;
 
 /** The tunnel timeout the browser tests run with (SENTRY_TUNNEL_TIMEOUT_MS). */
 export const TUNNEL_TIMEOUT_MS = 1_500;
@@ -25,6 +28,7 @@ export async function connectTunnel(
   ingest: FakeSentry,
   sentryDsn = ingest.dsn(),
 ): Promise<Tunnel> {
+  if (!STAND_IN) return { setOffline: (value) => page.context().setOffline(value) };
   const dsn = parseDsn(sentryDsn);
   if (!isDsn(dsn)) throw new Error('fake ingest DSN does not parse');
   const upstream = envelopeUrlOf(dsn);
