@@ -69,7 +69,7 @@ export function isExtensionUrl(url: string): boolean {
 export function isRouterControlFlow(value: unknown): boolean {
   if (isRedirect(value) || isNotFound(value)) return true;
   const cause = typeof value === 'object' && value !== null ? Reflect.get(value, 'cause') : null;
-  return cause !== undefined && cause !== null && (isRedirect(cause) || isNotFound(cause));
+  return isRedirect(cause) || isNotFound(cause);
 }
 
 /** The `beforeSend` rules: the ones that need the event's structure or the original exception. */
