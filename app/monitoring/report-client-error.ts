@@ -1,12 +1,19 @@
+import * as Sentry from '@sentry/react';
+
 /**
- * The one hook for errors caught by the app's error boundary in the browser. The browser
- * monitoring setup wires Sentry.captureException in here; until then the console has it.
+ * Reports an error that a React error boundary caught, exactly once: React 19 hands caught
+ * errors to `onCaughtError`, which this app leaves at React's default (console.error), and the
+ * router's CatchBoundary reports nothing itself (docs/decisions/0403). Returns the event id.
  * Never throws: it runs inside an error component.
  */
-export function reportClientError(error: unknown): void {
+export function reportClientError(error: unknown): string | undefined {
   try {
-    console.error(error);
+    return Sentry.captureException(error, {
+      // As @sentry/react's own ErrorBoundary marks it: a fallback was shown, so it was handled.
+      mechanism: { type: 'auto.function.react.error_boundary', handled: true },
+    });
   } catch {
     // Nothing left to do: reporting must not break the fallback.
+    return undefined;
   }
 }

@@ -1,8 +1,17 @@
-import { createRootRoute, HeadContent, Link, Outlet, Scripts } from '@tanstack/react-router';
+import {
+  createRootRoute,
+  HeadContent,
+  Link,
+  Outlet,
+  Scripts,
+  useMatch,
+} from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '../components/ErrorFallback';
 import { NotFound } from '../components/NotFound';
+import { PublicConfigScript } from '../components/PublicConfigScript';
 import { failRootBeforeLoadOnRequest } from '../server/example.functions';
+import { getPublicConfig } from '../server/public-config.functions';
 import appCss from '../styles/app.css?url';
 
 export const Route = createRootRoute({
@@ -19,6 +28,9 @@ export const Route = createRootRoute({
   }),
   // Test hook for the root-level failure path; inert unless example routes are enabled.
   beforeLoad: ({ location }) => failRootBeforeLoadOnRequest(location.search),
+  // The browser's monitoring config, read per request: fetched once, then never stale.
+  loader: () => getPublicConfig(),
+  staleTime: Number.POSITIVE_INFINITY,
   component: RootComponent,
   errorComponent: (props) => (
     <RootDocument>
@@ -37,10 +49,13 @@ function RootComponent() {
 }
 
 function RootDocument({ children }: { children: ReactNode }) {
+  // Not Route.useLoaderData(): the error component renders this document too, maybe without it.
+  const publicConfig = useMatch({ from: '__root__', shouldThrow: false })?.loaderData;
   return (
     <html lang="en">
       <head>
         <HeadContent />
+        <PublicConfigScript config={publicConfig} />
       </head>
       <body>
         <nav className="nav" aria-label="Main">

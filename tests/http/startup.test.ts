@@ -19,7 +19,9 @@ describe('server start', () => {
   it('says where errors go in one line at start', async () => {
     const server = await startBuiltServer();
     try {
-      expect(server.output()).toMatch(/\[monitoring\] local inbox mode \(no SENTRY_DSN\): errors are kept in \S+; read them at \/errors/);
+      expect(server.output()).toMatch(
+        /\[monitoring\] local inbox mode \(no SENTRY_DSN\): errors are kept in \S+; read them at \/errors/,
+      );
     } finally {
       await server.stop();
     }

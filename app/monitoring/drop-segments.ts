@@ -1,0 +1,78 @@
+/**
+ * Drops whole segments (a page load or navigation and all its child spans) that turn out to
+ * be noise only when they end. With span streaming there is no option for that: `ignoreSpans`
+ * is decided when a span starts and `beforeSendSpan` cannot drop. So this integration notes
+ * the ids of the unwanted segments as they end (`processSegmentSpan`, the finished segment
+ * with its final name and attributes) and takes their spans out of the span envelope before
+ * the transport sees it (`beforeEnvelope`). The SDK builds every envelope; we only remove items.
+ * Children flushed before their segment ended (segments longer than the SDK's 5 s span flush)
+ * cannot be recalled; they arrive without their segment. See docs/decisions/0401-incomplete-segments.md.
+ */
+import type { Envelope, Integration, StreamedSpanJSON } from '@sentry/core';
+import type { SegmentSummary } from './filters';
+
+const SEGMENT_ID = 'sentry.segment.id';
+const OP = 'sentry.op';
+/** Segment ids are kept only until their envelope has gone; a page never has many at once. */
+const MAX_REMEMBERED = 100;
+
+export function dropSegmentsIntegration(
+  shouldDrop: (segment: SegmentSummary) => boolean,
+): Integration {
+  return {
+    name: 'DropSegments',
+    setup(client) {
+      const dropped = new Set<string>();
+      client.on('processSegmentSpan', (span: StreamedSpanJSON) => {
+        if (!shouldDrop(segmentSummaryOf(span))) return;
+        dropped.add(span.span_id);
+        if (dropped.size > MAX_REMEMBERED) dropped.delete(dropped.values().next().value as string);
+      });
+      client.on('beforeEnvelope', (envelope) => {
+        if (dropped.size > 0) removeSegmentSpans(envelope, dropped);
+      });
+    },
+  };
+}
+
+export function segmentSummaryOf(span: StreamedSpanJSON): SegmentSummary {
+  const attributes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(span.attributes ?? {})) {
+    // Raw attributes may still be wrapped as { value, unit }.
+    attributes[key] =
+      typeof value === 'object' && value !== null && 'value' in value ? value.value : value;
+  }
+  const op = attributes[OP];
+  return { name: span.name, op: typeof op === 'string' ? op : undefined, attributes };
+}
+
+/**
+ * Removes, in place, the spans of the given segments from the envelope's span items, and
+ * span items left empty. An envelope left with no items is not sent by the transport.
+ */
+export function removeSegmentSpans(envelope: Envelope, segmentIds: ReadonlySet<string>): void {
+  const items = envelope[1] as unknown[];
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index] as [{ type?: string; item_count?: number }, unknown];
+    if (item[0]?.type !== 'span') continue;
+    const container = item[1] as { items?: Array<{ attributes?: Record<string, unknown> }> };
+    if (!Array.isArray(container?.items)) continue;
+    const kept = container.items.filter((span) => !segmentIds.has(segmentIdOf(span.attributes)));
+    if (kept.length === container.items.length) continue;
+    if (kept.length === 0) {
+      items.splice(index, 1);
+    } else {
+      container.items = kept;
+      item[0].item_count = kept.length;
+    }
+  }
+}
+
+function segmentIdOf(attributes: Record<string, unknown> | undefined): string {
+  const attribute = attributes?.[SEGMENT_ID];
+  const value =
+    typeof attribute === 'object' && attribute !== null && 'value' in attribute
+      ? attribute.value
+      : attribute;
+  return typeof value === 'string' ? value : '';
+}

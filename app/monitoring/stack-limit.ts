@@ -1,0 +1,14 @@
+import type { StackParser } from '@sentry/core';
+
+/** The seed's limit: stack traces keep at most this many frames. */
+export const MAX_STACK_FRAMES = 50;
+
+/**
+ * A stack parser that keeps the `limit` frames nearest to where the error was thrown. Sentry
+ * orders frames oldest first (the crash site is the last frame), so those are the last ones.
+ * The SDK's own parser stops at 50 today; this states the limit here instead of relying on it.
+ */
+export function limitStackFrames(parser: StackParser, limit = MAX_STACK_FRAMES): StackParser {
+  return (stack, skipFirstLines, framesToPop) =>
+    parser(stack, skipFirstLines, framesToPop).slice(-limit);
+}

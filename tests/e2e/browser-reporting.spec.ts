@@ -1,0 +1,254 @@
+/**
+ * Browser error reporting in Debian's Chromium against the production build, with a fake
+ * Sentry ingest behind SENTRY_DSN. Tunnel: see support/tunnel.ts (`connectTunnel`).
+ */
+import { expect, type Page, type Request, test } from '@playwright/test';
+import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { errorEvents, errorMessages, parseEnvelope } from './support/envelopes';
+import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
+import { connectTunnel, TUNNEL_TIMEOUT_MS, type Tunnel } from './support/tunnel';
+
+let ingest: FakeSentry;
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  ingest = await startFakeSentry();
+  server = await startBuiltServer({
+    SENTRY_DSN: ingest.dsn(),
+    SENTRY_TUNNEL_TIMEOUT_MS: String(TUNNEL_TIMEOUT_MS),
+    // No traces here: every envelope the ingest gets is an error event or a session.
+    SENTRY_TRACES_SAMPLE_RATE: '0',
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await ingest?.close();
+});
+
+test.beforeEach(() => ingest.reset());
+
+interface TunnelWatch extends Tunnel {
+  requests: Request[];
+  /** True once every tunnel request the page made has been answered (or failed). */
+  settled(): boolean;
+}
+
+function isTunnelRequest(request: Request): boolean {
+  return new URL(request.url()).pathname === '/monitoring';
+}
+
+function watchTunnel(page: Page): Omit<TunnelWatch, 'setOffline'> {
+  const requests: Request[] = [];
+  let finished = 0;
+  page.on('request', (request) => {
+    if (isTunnelRequest(request)) requests.push(request);
+  });
+  const done = (request: Request) => {
+    if (isTunnelRequest(request)) finished++;
+  };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return { requests, settled: () => finished === requests.length };
+}
+
+/** Opens the home page with the tunnel in place and waits for the session the SDK starts with. */
+async function openApp(page: Page): Promise<TunnelWatch> {
+  const watch = watchTunnel(page);
+  const tunnel = await connectTunnel(page, ingest);
+  await page.goto(`${server.url}/`);
+  await ingest.waitForRequests(1);
+  await recordSentEvents(page);
+  return { ...watch, setOffline: tunnel.setOffline };
+}
+
+/**
+ * Throws a first error and waits for it: the first error of a session also sends a session
+ * update, which would otherwise take a place in the transport queue during a test.
+ */
+async function spendFirstError(page: Page, tunnel: TunnelWatch): Promise<void> {
+  await throwInPage(page, 'first error of the session');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('first error of the session');
+  await expect.poll(() => tunnel.settled()).toBe(true);
+  ingest.reset();
+}
+
+test('an uncaught error reaches the ingest through /monitoring with its message and stack', async ({
+  page,
+}) => {
+  await openApp(page);
+  const tunnelRequest = page.waitForRequest(
+    (request) => isTunnelRequest(request) && (request.postData() ?? '').includes('"type":"event"'),
+  );
+  await page.evaluate(() => {
+    function throwsInsideAFunction() {
+      throw new Error('uncaught in the page');
+    }
+    setTimeout(throwsInsideAFunction);
+  });
+
+  const request = await tunnelRequest;
+  expect(request.method()).toBe('POST');
+  expect(new URL(request.url()).search).toBe('?o=0&p=1');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('uncaught in the page');
+  const delivered = ingest.received.find((r) => r.body.includes('uncaught in the page'));
+  expect(delivered?.url).toBe('/api/1/envelope/');
+  expect(parseEnvelope(delivered?.body ?? Buffer.alloc(0)).header.dsn).toBe(ingest.dsn());
+  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'uncaught in the page');
+  expect(event?.type).toBe('Error');
+  expect(event?.frames.at(-1)?.function).toBe('throwsInsideAFunction');
+});
+
+test('noise is not reported, while an error sent after it is', async ({ page }) => {
+  const tunnel = await openApp(page);
+  await page.evaluate(() => {
+    // What the browser dispatches for an error in a cross-origin script.
+    window.dispatchEvent(
+      new ErrorEvent('error', { message: 'Script error.', filename: '', lineno: 0, colno: 0 }),
+    );
+    window.dispatchEvent(new ErrorEvent('error', { message: 'Script error' }));
+    // The two ResizeObserver notices, as the browser dispatches them and as thrown errors.
+    window.dispatchEvent(
+      new ErrorEvent('error', {
+        message: 'ResizeObserver loop completed with undelivered notifications.',
+      }),
+    );
+    window.dispatchEvent(
+      new ErrorEvent('error', { message: 'ResizeObserver loop limit exceeded' }),
+    );
+    setTimeout(() => {
+      throw new Error('ResizeObserver loop limit exceeded');
+    });
+    setTimeout(() => {
+      throw new Error('ResizeObserver loop completed with undelivered notifications.');
+    });
+    // Errors thrown in browser extensions' scripts.
+    for (const url of [
+      'chrome-extension://abcdefghijklmnop/content.js',
+      'moz-extension://0a1b2c3d/inject.js',
+      'safari-web-extension://ABCDEF/script.js',
+      'chrome://new-tab-page/shared.js',
+    ]) {
+      const error = new Error(`thrown in ${url}`);
+      error.stack = `Error: thrown in ${url}\n    at inject (${url}:10:5)\n    at ${url}:20:3`;
+      setTimeout(() => {
+        throw error;
+      });
+    }
+    // The router's control flow, as redirect() and notFound() build it in Router 1.120.
+    setTimeout(() => {
+      throw { isRedirect: true, to: '/about', statusCode: 307, headers: {}, reloadDocument: false };
+    });
+    Promise.reject({ isNotFound: true });
+  });
+  await throwInPage(page, 'control error after the noise');
+
+  await expect
+    .poll(() => errorMessages(ingest.received))
+    .toContain('control error after the noise');
+  await expect.poll(() => tunnel.settled()).toBe(true);
+  expect(errorMessages(ingest.received)).toEqual(['control error after the noise']);
+});
+
+test('an error thrown 101 calls deep arrives with the 50 frames nearest to the throw', async ({
+  page,
+}) => {
+  await openApp(page);
+  await page.evaluate(() => {
+    // Chrome keeps 10 frames by default (the SDK raises it to 50); keep them all here.
+    Error.stackTraceLimit = 500;
+    function recurse(depth: number): never {
+      if (depth === 0) throw new Error('deep error');
+      return recurse(depth - 1);
+    }
+    setTimeout(() => recurse(100));
+  });
+
+  await expect.poll(() => errorMessages(ingest.received)).toContain('deep error');
+  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'deep error');
+  expect(event?.frames).toHaveLength(50);
+  expect(event?.frames.every((frame) => frame.function === 'recurse')).toBe(true);
+});
+
+test('with the ingest holding requests open, a burst of 100 errors delivers 64 and drops the rest', async ({
+  page,
+}) => {
+  const tunnel = await openApp(page);
+  await spendFirstError(page, tunnel);
+  ingest.behave({ kind: 'hang' });
+
+  await page.evaluate(() => {
+    for (let index = 0; index < 100; index++) {
+      setTimeout(() => {
+        throw new Error(`burst ${index}`);
+      });
+    }
+  });
+  await ingest.waitForRequests(64, 60_000);
+  // The tunnel gives up on each held request (504), which frees the SDK's queue again.
+  await expect.poll(() => tunnel.settled(), { timeout: 60_000 }).toBe(true);
+  ingest.behave({ kind: 'ok' });
+  await throwInPage(page, 'control error after the burst');
+  await expect
+    .poll(() => errorMessages(ingest.received))
+    .toContain('control error after the burst');
+  await expect.poll(() => tunnel.settled()).toBe(true);
+
+  const burst = errorMessages(ingest.received).filter((message) => message.startsWith('burst '));
+  expect(new Set(burst).size).toBe(64);
+  expect(burst).toHaveLength(64);
+  expect(ingest.received).toHaveLength(65);
+});
+
+test('after a 429 without headers, the next error within seconds is not sent', async ({ page }) => {
+  const tunnel = await openApp(page);
+  await spendFirstError(page, tunnel);
+  ingest.behave({ kind: 'status', status: 429 });
+  await throwInPage(page, 'answered with 429');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('answered with 429');
+  await expect.poll(() => sentEvents(page)).toContain('answered with 429');
+  ingest.behave({ kind: 'ok' });
+  const requestsBefore = tunnel.requests.length;
+
+  await throwInPage(page, 'during the back-off');
+  // The SDK is done with it (its transport answered) without a request leaving the page.
+  await expect.poll(() => sentEvents(page)).toContain('during the back-off');
+  expect(tunnel.requests).toHaveLength(requestsBefore);
+  expect(errorMessages(ingest.received)).not.toContain('during the back-off');
+});
+
+test('the back-off after a 429 without headers lasts 60 s', async ({ page }) => {
+  await page.clock.install();
+  const tunnel = await openApp(page);
+  await spendFirstError(page, tunnel);
+  ingest.behave({ kind: 'status', status: 429 });
+  await throwInPage(page, 'answered with 429');
+  await expect.poll(() => sentEvents(page)).toContain('answered with 429');
+  ingest.behave({ kind: 'ok' });
+
+  await page.clock.fastForward('00:58');
+  await throwInPage(page, 'after 58 s');
+  await expect.poll(() => sentEvents(page)).toContain('after 58 s');
+  await page.clock.fastForward('00:03');
+  await throwInPage(page, 'after 61 s');
+
+  await expect.poll(() => errorMessages(ingest.received)).toContain('after 61 s');
+  expect(errorMessages(ingest.received)).not.toContain('after 58 s');
+});
+
+test('an error raised offline is delivered once the network is back', async ({ page }) => {
+  const tunnel = await openApp(page);
+  await spendFirstError(page, tunnel);
+  await tunnel.setOffline(true);
+
+  await throwInPage(page, 'raised offline');
+  // The transport failed and the offline store took the envelope.
+  await expect.poll(() => sentEvents(page)).toContain('raised offline');
+  expect(errorMessages(ingest.received)).not.toContain('raised offline');
+
+  await tunnel.setOffline(false);
+  await expect
+    .poll(() => errorMessages(ingest.received), { timeout: 15_000 })
+    .toContain('raised offline');
+});

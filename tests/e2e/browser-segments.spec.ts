@@ -1,0 +1,81 @@
+/**
+ * Traces in the browser: span segments named after routes arrive; the not-found page's and
+ * incomplete segments do not. The page's clock is Playwright's, so that a page load ends (and
+ * its spans are flushed) exactly when the test moves time on, not after a real wait.
+ */
+import { expect, type Page, test } from '@playwright/test';
+import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { errorMessages, spans } from './support/envelopes';
+import { captureInPage, waitForSentryClient } from './support/page-sdk';
+import { connectTunnel } from './support/tunnel';
+
+let ingest: FakeSentry;
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  ingest = await startFakeSentry();
+  server = await startBuiltServer({ SENTRY_DSN: ingest.dsn(), SENTRY_TRACES_SAMPLE_RATE: '1' });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await ingest?.close();
+});
+
+test.beforeEach(() => ingest.reset());
+
+const segments = () => spans(ingest.received).filter((span) => span.isSegment);
+const spanEnvelopes = () => ingest.received.filter((r) => r.body.includes('"type":"span"'));
+
+/** Loads a path with the page clock installed, then lets 40 s pass (past the 30 s cap). */
+async function loadAndLetTimePass(page: Page, path: string, meanwhile?: () => Promise<void>) {
+  let pending = 0;
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/monitoring') pending++;
+  });
+  page.on('requestfinished', (r) => {
+    if (new URL(r.url()).pathname === '/monitoring') pending--;
+  });
+  // Paused: no timer runs (no page load ends) until the test moves time on.
+  const now = Date.now();
+  await page.clock.install({ time: now });
+  await page.clock.pauseAt(now + 1_000);
+  await connectTunnel(page, ingest);
+  await page.goto(`${server.url}${path}`);
+  await waitForSentryClient(page);
+  await meanwhile?.();
+  await page.clock.runFor('00:40');
+  // A control error goes out after whatever the page load sent: once it has arrived and every
+  // tunnel request is answered, everything the page load was going to send has been sent.
+  await captureInPage(page, `control after ${path}`);
+  await expect.poll(() => errorMessages(ingest.received)).toContain(`control after ${path}`);
+  await expect.poll(() => pending).toBe(0);
+}
+
+test('a page load of / arrives as a segment named after the route', async ({ page }) => {
+  await loadAndLetTimePass(page, '/');
+  await expect.poll(() => segments().map((segment) => segment.name)).toEqual(['/']);
+  expect(segments()[0]?.attributes).toMatchObject({
+    'sentry.op': 'pageload',
+    'sentry.segment.name.source': 'route',
+    'sentry.idle_span_finish_reason': 'idleTimeout',
+  });
+});
+
+test('a page load of an unknown path sends no spans at all', async ({ page }) => {
+  await loadAndLetTimePass(page, '/no-such-page');
+  await expect(page.getByRole('heading')).toBeVisible();
+  expect(spanEnvelopes()).toHaveLength(0);
+});
+
+test('a page load cut short by hiding the tab sends no spans', async ({ page }) => {
+  await loadAndLetTimePass(page, '/', () =>
+    page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      Object.defineProperty(document, 'hidden', { value: true, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }),
+  );
+  expect(spanEnvelopes()).toHaveLength(0);
+});

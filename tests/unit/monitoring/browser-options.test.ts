@@ -1,0 +1,98 @@
+import { makeFetchTransport } from '@sentry/react';
+import { describe, expect, it } from 'vitest';
+import {
+  browserOptions,
+  TRANSPORT_QUEUE_SIZE,
+  type TracedRouter,
+} from '../../../app/monitoring/browser-options';
+import {
+  EXTENSION_URLS,
+  NOT_FOUND_SEGMENTS,
+  RESIZE_OBSERVER_LOOP_NOTICES,
+} from '../../../app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
+import type { PublicConfig } from '../../../app/monitoring/public-config';
+
+// The integration only reads the router once Sentry is set up; assembling options does not.
+const router = {} as TracedRouter;
+
+const config: PublicConfig = {
+  dsn: 'https://abc@o123.ingest.us.sentry.io/456',
+  tunnel: '/monitoring?o=123&p=456&r=us',
+  environment: 'staging',
+  release: 'app@1.2.3',
+  tracesSampleRate: 0.25,
+};
+
+describe('browserOptions', () => {
+  const options = browserOptions(config, router);
+
+  it('reports to the DSN through the tunnel URL computed from it', () => {
+    expect(options.dsn).toBe(config.dsn);
+    expect(options.tunnel).toBe('/monitoring?o=123&p=456&r=us');
+  });
+
+  it.each([
+    ['https://abc@o123.ingest.us.sentry.io/456', '/monitoring?o=123&p=456&r=us'],
+    ['https://abc@o9.ingest.de.sentry.io/77', '/monitoring?o=9&p=77&r=de'],
+    ['https://abc@o42.ingest.sentry.io/1', '/monitoring?o=42&p=1'],
+    ['https://abc@sentry.example.com/5', '/monitoring?o=0&p=5'],
+    ['http://publickey@127.0.0.1:40123/1', '/monitoring?o=0&p=1'],
+    [LOCAL_INBOX_DSN, '/monitoring?o=0&p=1'],
+  ])('tunnel for %s is %s', (dsn, tunnel) => {
+    expect(browserOptions({ ...config, dsn }, router).tunnel).toBe(tunnel);
+  });
+
+  it('tags events with the environment and release, and samples traces at the configured rate', () => {
+    expect(options.environment).toBe('staging');
+    expect(options.release).toBe('app@1.2.3');
+    expect(options.tracesSampleRate).toBe(0.25);
+  });
+
+  it('queues 64 envelopes, not the browser transport default of 40', () => {
+    expect(TRANSPORT_QUEUE_SIZE).toBe(64);
+    expect(options.transportOptions?.bufferSize).toBe(64);
+  });
+
+  it('sends through the offline transport around fetch, flushing what was stored at start', () => {
+    expect(options.transport).toBeTypeOf('function');
+    expect(options.transport).not.toBe(makeFetchTransport);
+    expect(options.transportOptions).toMatchObject({ flushAtStartup: true });
+  });
+
+  it('wires the filters into the SDK options', () => {
+    expect(options.ignoreErrors).toEqual(RESIZE_OBSERVER_LOOP_NOTICES);
+    expect(options.denyUrls).toEqual(EXTENSION_URLS);
+    expect(options.ignoreSpans).toEqual(NOT_FOUND_SEGMENTS);
+    const names = (options.integrations as Array<{ name: string }>).map((i) => i.name);
+    expect(names).toEqual(expect.arrayContaining(['BrowserTracing', 'DropSegments']));
+  });
+
+  it('drops noise in beforeSend and keeps other events', () => {
+    const beforeSend = options.beforeSend;
+    if (!beforeSend) throw new Error('no beforeSend');
+    const noise = { type: undefined, message: 'Script error.' } as const;
+    const real = { type: undefined, message: 'boom' } as const;
+    expect(beforeSend(noise, {})).toBeNull();
+    expect(beforeSend(real, { originalException: new Error('boom') })).toBe(real);
+    expect(beforeSend(real, { originalException: { isRedirect: true } })).toBeNull();
+  });
+
+  it('limits stack traces to the 50 frames nearest to the throw', () => {
+    const parser = options.stackParser;
+    if (typeof parser !== 'function') throw new Error('no stack parser function');
+    const lines = Array.from(
+      { length: 120 },
+      (_, depth) => `    at f${depth} (http://x/app.js:${depth + 1}:1)`,
+    );
+    const frames = parser(`Error: deep\n${lines.join('\n')}`);
+    expect(frames).toHaveLength(50);
+    // Oldest first: the last frame is the one that threw.
+    expect(frames.at(-1)?.function).toBe('f0');
+    expect(frames[0]?.function).toBe('f49');
+  });
+
+  it('refuses a config whose DSN is not a DSN', () => {
+    expect(() => browserOptions({ ...config, dsn: 'not a dsn' }, router)).toThrow(/DSN/);
+  });
+});
