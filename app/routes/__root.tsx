@@ -12,6 +12,7 @@ import { NotFound } from '../components/NotFound';
 import { PublicConfigScript } from '../components/PublicConfigScript';
 import { failRootBeforeLoadOnRequest } from '../server/example.functions';
 import { getPublicConfig } from '../server/public-config.functions';
+import { getSiteLinks } from '../server/site-links.functions';
 import appCss from '../styles/app.css?url';
 
 export const Route = createRootRoute({
@@ -28,8 +29,12 @@ export const Route = createRootRoute({
   }),
   // Test hook for the root-level failure path; inert unless example routes are enabled.
   beforeLoad: ({ location }) => failRootBeforeLoadOnRequest(location.search),
-  // The browser's monitoring config, read per request: fetched once, then never stale.
-  loader: () => getPublicConfig(),
+  // The browser's monitoring config and the optional pages, read per request: fetched once,
+  // then never stale.
+  loader: async () => {
+    const [publicConfig, links] = await Promise.all([getPublicConfig(), getSiteLinks()]);
+    return { publicConfig, links };
+  },
   staleTime: Number.POSITIVE_INFINITY,
   component: RootComponent,
   errorComponent: (props) => (
@@ -50,12 +55,12 @@ function RootComponent() {
 
 function RootDocument({ children }: { children: ReactNode }) {
   // Not Route.useLoaderData(): the error component renders this document too, maybe without it.
-  const publicConfig = useMatch({ from: '__root__', shouldThrow: false })?.loaderData;
+  const rootData = useMatch({ from: '__root__', shouldThrow: false })?.loaderData;
   return (
     <html lang="en">
       <head>
         <HeadContent />
-        <PublicConfigScript config={publicConfig} />
+        <PublicConfigScript config={rootData?.publicConfig} />
       </head>
       <body>
         <nav className="nav" aria-label="Main">
@@ -63,6 +68,8 @@ function RootDocument({ children }: { children: ReactNode }) {
             Home
           </Link>
           <Link to="/about">How errors are handled</Link>
+          {rootData?.links.examplePage ? <Link to="/sentry-example-page">Example page</Link> : null}
+          {rootData?.links.errorInbox ? <Link to="/errors">Error inbox</Link> : null}
         </nav>
         {children}
         <Scripts />

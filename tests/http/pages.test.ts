@@ -39,6 +39,9 @@ describe('home page', () => {
     // The deferred section is in the same response, streamed after the shell.
     expect(html).toContain('Event-loop delay (p50 / p99)');
     expect(html).toMatch(/<a [^>]*href="\/about"/);
+    // Local inbox mode links to the inbox; example routes are off in production by default.
+    expect(html).toMatch(/<a [^>]*href="\/errors"[^>]*>Error inbox</);
+    expect(html).not.toContain('href="/sentry-example-page"');
   });
 
   it('streams: the shell arrives in an earlier chunk than the deferred health report', async () => {
@@ -60,6 +63,8 @@ describe('home page', () => {
       const html = withoutTextSeparators(await (await fetch(`${sentry.url}/`)).text());
       expect(html).toContain('Sentry project <strong>4242</strong> of organisation 42');
       expect(html).toContain('region de');
+      // No inbox in Sentry mode, so no link to it.
+      expect(html).not.toContain('href="/errors"');
       expect(sentry.output()).toContain(
         'errors go to Sentry project 4242 (organisation 42, region de)',
       );
