@@ -1,0 +1,47 @@
+/**
+ * The newcomer's path with no Sentry account: the production build without SENTRY_DSN, an
+ * error thrown on the example page, read back on /errors. It crosses every part: the browser
+ * SDK, the /monitoring tunnel in local inbox mode, the inbox store and the inbox pages.
+ */
+import { expect, test } from '@playwright/test';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { waitForSentryClient } from './support/page-sdk';
+
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: 'true' });
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+test('"Throw client error" on the example page shows up on /errors, with its stack', async ({
+  page,
+}) => {
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForSentryClient(page);
+  const tunnelAnswer = page.waitForResponse(
+    (response) =>
+      new URL(response.url()).pathname === '/monitoring' && response.request().method() === 'POST',
+  );
+  await page.getByRole('button', { name: 'Throw client error' }).click();
+  expect((await tunnelAnswer).status()).toBe(200);
+
+  const events = page.getByRole('list', { name: 'Captured events' }).getByRole('listitem');
+  const ours = events.filter({
+    hasText: 'Sentry example: client error thrown in an event handler',
+  });
+  // The envelope may land just after the first answer (a trace can go first): reload until seen.
+  await expect(async () => {
+    await page.goto(`${server.url}/errors`);
+    await expect(ours).toHaveCount(1, { timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
+  await expect(ours.first()).toContainText('/sentry-example-page');
+
+  await ours.first().getByRole('link').first().click();
+  await expect(page.getByRole('list', { name: 'Stack frames' })).toBeVisible();
+  await expect(
+    page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first(),
+  ).toBeVisible();
+});
