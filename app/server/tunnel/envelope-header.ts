@@ -10,10 +10,16 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 
 const NEWLINE = 0x0a;
 
-const HeaderSchema = v.looseObject({
-  dsn: v.pipe(v.string('envelope header has no dsn'), v.nonEmpty('envelope header has no dsn')),
-  event_id: v.optional(v.unknown()),
-});
+const NO_DSN = 'envelope header has no dsn';
+
+const HeaderSchema = v.looseObject(
+  {
+    dsn: v.pipe(v.string(NO_DSN), v.nonEmpty(NO_DSN)),
+    event_id: v.optional(v.unknown()),
+  },
+  // Also the message for a missing `dsn` key.
+  NO_DSN,
+);
 
 export type EnvelopeHeader =
   | { ok: true; dsn: string; eventId?: string }
@@ -44,14 +50,11 @@ export function parseEnvelopeHeader(line: Uint8Array): EnvelopeHeader {
   } catch {
     return { ok: false, reason: 'envelope header is not JSON' };
   }
-  const result = v.safeParse(HeaderSchema, json);
-  if (!result.success) {
-    const dsnIssue = result.issues.find((issue) => v.getDotPath(issue) === 'dsn');
-    return {
-      ok: false,
-      reason: dsnIssue ? dsnIssue.message : 'envelope header is not a JSON object',
-    };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    return { ok: false, reason: 'envelope header is not a JSON object' };
   }
+  const result = v.safeParse(HeaderSchema, json);
+  if (!result.success) return { ok: false, reason: NO_DSN };
   const eventId = result.output.event_id;
   return typeof eventId === 'string'
     ? { ok: true, dsn: result.output.dsn, eventId }
