@@ -1,33 +1,13 @@
 /**
  * The vinxi `http` router at /monitoring (see app.config.ts): thin glue between h3 and the
- * framework-free tunnel in ./tunnel.ts. The router prefix-matches, so anything but exactly
- * /monitoring is handed back (returning nothing lets h3 go on to the app, which answers 404).
+ * framework-free tunnel in ./tunnel.ts. It serves the tunnel in `vinxi dev`; in the built
+ * server ./fast-path.server.ts answers first (docs/decisions/0102-tunnel-fast-path.md).
+ * The router prefix-matches, so anything but exactly /monitoring is handed back: returning
+ * nothing lets h3 go on to the app, which answers 404.
  */
 import { eventHandler } from 'vinxi/http';
-import { LOCAL_INBOX_DSN } from '../../monitoring/local-dsn';
-import { serverConfig } from '../env.server';
-import { localInbox } from '../inbox/inbox.server';
-import { createAllowList } from './allow-list';
-import { createTunnel, type TunnelHandler } from './tunnel';
+import { theTunnel } from './tunnel-instance.server';
 import { isTunnelPath } from './tunnel-path';
-import { createUpstream } from './upstream';
-
-let tunnel: TunnelHandler | undefined;
-
-function theTunnel(): TunnelHandler {
-  if (tunnel) return tunnel;
-  const config = serverConfig();
-  tunnel = createTunnel({
-    allowList: createAllowList(config.tunnelAllowedDsns, LOCAL_INBOX_DSN),
-    maxBytes: config.tunnelMaxBytes,
-    timeoutMs: config.tunnelTimeoutMs,
-    upstream: createUpstream(),
-    storeLocally: (envelope) => localInbox().append(envelope),
-    log: (line) => console.warn(line),
-    debug: config.tunnelDebug,
-  });
-  return tunnel;
-}
 
 export default eventHandler((event) => {
   const { req, res } = event.node;
