@@ -70,6 +70,22 @@ describe('forwarding', () => {
   });
 });
 
+describe('debug logging', () => {
+  it('logs each forward only when DEBUG names tunnel', async () => {
+    const debugging = await startBuiltServer({ SENTRY_DSN: fake.dsn('1'), DEBUG: 'tunnel' });
+    try {
+      const body = textEnvelope(fake.dsn('1'));
+      const answer = await send(`${debugging.url}/monitoring?o=0&p=1`, { body });
+      expect(answer.status).toBe(200);
+      await debugging.waitForOutput(new RegExp(`\\[tunnel\\] 200 forwarded ${body.length} bytes`));
+    } finally {
+      await debugging.stop();
+    }
+    // The server of this file (no DEBUG) forwarded many envelopes and logged none of them.
+    expect(server.output()).not.toContain('[tunnel]');
+  });
+});
+
 describe('Sentry’s answer comes back', () => {
   it('passes a 429 through with Retry-After and X-Sentry-Rate-Limits', async () => {
     fake.behave({

@@ -222,12 +222,15 @@ class Exchange {
       if (value !== undefined) headers[name] = value;
     }
     res.writeHead(answer.statusCode ?? 502, headers);
+    // Sentry's answers are a few bytes: hand them on in one write when they fit one chunk.
+    let pending: Buffer | undefined;
     answer.on('data', (chunk: Buffer) => {
-      if (!res.destroyed) res.write(chunk);
+      if (pending) res.write(pending);
+      pending = chunk;
     });
     answer.on('end', () => {
       this.clearTimer();
-      res.end();
+      res.end(pending);
       if (this.options.debug) {
         this.options.log(`[tunnel] ${answer.statusCode} forwarded ${this.received} bytes`);
       }
@@ -278,7 +281,11 @@ class Exchange {
       const envelope = this.head.length === 1 ? (this.head[0] as Buffer) : Buffer.concat(this.head);
       this.head = [];
       this.options.storeLocally(envelope).then(
-        () => this.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json'),
+        () => {
+          this.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json');
+          if (this.options.debug)
+            this.options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
+        },
         (error: unknown) =>
           this.fail(500, `local inbox failed: ${error instanceof Error ? error.message : error}`),
       );
