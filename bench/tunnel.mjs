@@ -200,7 +200,12 @@ async function main() {
     }
     print(targets.map(([name], index) => median(name, runs[index])));
   } finally {
-    for (const child of children.reverse()) child.kill();
+    // Ours first, and wait: killing the ingest under its last in-flight forwards would log 502s.
+    for (const child of children.reverse()) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill();
+      await exited;
+    }
   }
 }
 

@@ -231,6 +231,8 @@ class Exchange {
     answer.on('end', () => {
       this.clearTimer();
       res.end(pending);
+      // Sentry answered before the whole envelope was sent: that request can never finish.
+      if (!this.upstreamRequest?.writableEnded) this.abortUpstream();
       if (this.options.debug) {
         this.options.log(`[tunnel] ${answer.statusCode} forwarded ${this.received} bytes`);
       }
