@@ -215,13 +215,22 @@ class Exchange {
       answer.resume();
       return;
     }
-    this.answered = true;
     const headers: OutgoingHttpHeaders = {};
     for (const name of ANSWER_HEADERS) {
       const value = answer.headers[name];
       if (value !== undefined) headers[name] = value;
     }
-    res.writeHead(answer.statusCode ?? 502, headers);
+    try {
+      res.writeHead(answer.statusCode ?? 502, headers);
+    } catch (error) {
+      // A header value Node refuses to send on: this runs in an event handler, where a throw
+      // would take the whole server down.
+      answer.resume();
+      this.abortUpstream();
+      this.reject(502, `unusable answer from Sentry: ${(error as Error).message}`);
+      return;
+    }
+    this.answered = true;
     // Sentry's answers are a few bytes: hand them on in one write when they fit one chunk.
     let pending: Buffer | undefined;
     answer.on('data', (chunk: Buffer) => {
