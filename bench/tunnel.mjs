@@ -6,6 +6,7 @@
 // its own process answers 200. Each server runs in its own process so that none shares an
 // event loop with autocannon. Figures, not assertions: see README "Performance".
 import { fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
@@ -155,9 +156,26 @@ async function load(url, body, duration) {
   });
 }
 
-async function measure(url, body) {
+/** CPU time (user + system, ms) a process used so far, from /proc (100 ticks a second); undefined elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(url, body, pid) {
+  const cpuBefore = cpuMs(pid);
   const result = await load(url, body, DURATION_S);
+  const cpuAfter = cpuMs(pid);
   return {
+    // Server CPU per answered envelope: steadier than req/s when other jobs share the cores.
+    cpuUs:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1000) / Math.max(1, result['2xx']),
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -186,9 +204,13 @@ async function main() {
     children.push(ours.child);
 
     const targets = [
-      ['bare node:http proxy', `http://127.0.0.1:${proxy.port}/`],
-      ['@sentry/core handleTunnelRequest', `http://127.0.0.1:${sentry.port}/`],
-      ['our /monitoring (built server)', `http://127.0.0.1:${ours.port}/monitoring?o=0&p=1`],
+      ['bare node:http proxy', `http://127.0.0.1:${proxy.port}/`, proxy.child.pid],
+      ['@sentry/core handleTunnelRequest', `http://127.0.0.1:${sentry.port}/`, sentry.child.pid],
+      [
+        'our /monitoring (built server)',
+        `http://127.0.0.1:${ours.port}/monitoring?o=0&p=1`,
+        ours.child.pid,
+      ],
     ];
     console.log(
       `Envelope ${Buffer.byteLength(body)} bytes, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_S} s per target (after ${WARMUP_S} s warm-up), loopback; the median round is shown.\n`,
@@ -196,7 +218,9 @@ async function main() {
     for (const [, url] of targets) await load(url, body, WARMUP_S);
     const runs = targets.map(() => []);
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const [index, [, url]] of targets.entries()) runs[index].push(await measure(url, body));
+      for (const [index, [, url, pid]] of targets.entries()) {
+        runs[index].push(await measure(url, body, pid));
+      }
     }
     print(targets.map(([name], index) => median(name, runs[index])));
   } finally {
@@ -213,11 +237,11 @@ function print(rows) {
   const [floor] = rows;
   const pad = (text, width) => String(text).padStart(width);
   console.log(
-    `${'target'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('x req/s', 9)}${pad('x p99', 7)}${pad('2xx', 9)}${pad('failed', 8)}`,
+    `${'target'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('x req/s', 9)}${pad('x p99', 7)}${pad('CPU µs/req', 12)}${pad('2xx', 9)}${pad('failed', 8)}`,
   );
   for (const row of rows) {
     console.log(
-      `${row.name.padEnd(34)}${pad(Math.round(row.rps), 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad((row.rps / floor.rps).toFixed(2), 9)}${pad((row.p99 / floor.p99).toFixed(2), 7)}${pad(row.ok, 9)}${pad(row.bad, 8)}`,
+      `${row.name.padEnd(34)}${pad(Math.round(row.rps), 9)}${pad(row.p50, 8)}${pad(row.p99, 8)}${pad((row.rps / floor.rps).toFixed(2), 9)}${pad((row.p99 / floor.p99).toFixed(2), 7)}${pad(row.cpuUs === undefined ? '-' : Math.round(row.cpuUs), 12)}${pad(row.ok, 9)}${pad(row.bad, 8)}`,
     );
   }
   const ours = rows[rows.length - 1];
