@@ -11,7 +11,7 @@ import { createAllowList } from '../../../app/server/tunnel/allow-list';
 import { createTunnel } from '../../../app/server/tunnel/tunnel';
 import { createUpstream, type Upstream } from '../../../app/server/tunnel/upstream';
 import { type FakeSentry, startFakeSentry } from '../../fixtures/fake-sentry';
-import { send, textEnvelope } from '../../support/envelopes';
+import { chunkedBody, send, textEnvelope, until } from '../../support/envelopes';
 
 const dsn = (text: string): Dsn => {
   const parsed = parseDsn(text);
@@ -88,6 +88,39 @@ describe('createTunnel', () => {
     expect(answer.text).toBe('{"id":"abc"}');
     expect(stored.map((envelope) => Buffer.from(envelope).equals(body))).toEqual([true]);
     expect(fake.started()).toBe(0);
+  });
+
+  it('413s a chunked local envelope over the limit and stores nothing', async () => {
+    const body = chunkedBody([textEnvelope(LOCAL_INBOX_DSN), Buffer.alloc(5000, 0x61)]);
+    const answer = await send(`${url}?o=0&p=1`, { body });
+    expect(answer.status).toBe(413);
+    expect(stored).toHaveLength(0);
+  });
+
+  it('stops the forward when the client goes away mid-upload', async () => {
+    const client = new AbortController();
+    const body = chunkedBody(
+      [textEnvelope(fake.dsn('1')), Buffer.alloc(100, 0x61)],
+      async (index) => {
+        if (index === 1) {
+          await until(() => fake.started() >= 1);
+          client.abort();
+        }
+      },
+    );
+    const sending = fetch(`${url}?o=0&p=1`, {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      signal: client.signal,
+    } as RequestInit);
+    await expect(sending).rejects.toThrow();
+    await until(() => fake.incomplete() >= 1);
+    expect(fake.received).toHaveLength(0);
+    await until(() => logs.length > 0);
+    expect(logs).toEqual([
+      '[tunnel] client closed the connection before the envelope was complete',
+    ]);
   });
 
   it.each([
