@@ -44,6 +44,17 @@ describe('local inbox mode', () => {
     expect(fake.started()).toBe(0);
   });
 
+  it('answers a span envelope like Sentry but keeps only errors', async () => {
+    const before = files().length;
+    const spans = Buffer.from(
+      `${JSON.stringify({ dsn: LOCAL_INBOX_DSN })}\n{"type":"span"}\n{"items":[]}\n`,
+    );
+    const answer = await send(`${server.url}/monitoring?o=0&p=1`, { body: spans });
+    // The tunnel answers once the store decided: nothing is still on its way to the inbox.
+    expect(answer.status).toBe(200);
+    expect(files()).toHaveLength(before);
+  });
+
   it.each([
     ['a foreign DSN in the header', '?o=0&p=1', () => fake.dsn('1')],
     ['a query naming another project', '?o=0&p=2', () => LOCAL_INBOX_DSN],

@@ -3,6 +3,7 @@ import { LOCAL_INBOX_DSN } from '../../monitoring/local-dsn';
 import { serverConfig } from '../env.server';
 import { localInbox } from '../inbox/inbox.server';
 import { createAllowList } from './allow-list';
+import { keptInLocalInbox } from './local-inbox-policy';
 import { createTunnel, type TunnelHandler } from './tunnel';
 import { createUpstream } from './upstream';
 
@@ -16,7 +17,10 @@ export function theTunnel(): TunnelHandler {
     maxBytes: config.tunnelMaxBytes,
     timeoutMs: config.tunnelTimeoutMs,
     upstream: createUpstream(),
-    storeLocally: (envelope) => localInbox().append(envelope),
+    // Spans, sessions and client reports are answered but not kept (see local-inbox-policy.ts).
+    storeLocally: async (envelope) => {
+      if (keptInLocalInbox(envelope)) await localInbox().append(envelope);
+    },
     log: (line) => console.warn(line),
     debug: config.tunnelDebug,
   });
