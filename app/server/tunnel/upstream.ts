@@ -6,6 +6,7 @@ import {
   type ClientRequest,
   Agent as HttpAgent,
   type OutgoingHttpHeaders,
+  type RequestOptions,
   request,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -16,15 +17,35 @@ export interface Upstream {
 }
 
 export function createUpstream(): Upstream {
-  // Idle sockets are closed after a minute (sooner when the server's Keep-Alive hint says so).
+  // Idle sockets are closed after a minute (sooner when the server's Keep-Alive hint says so;
+  // Node only applies that hint when the agent has a timeout of its own).
   const options = { keepAlive: true, timeout: 60_000, scheduling: 'lifo' as const };
   const http = new HttpAgent(options);
   const https = new HttpsAgent(options);
+  // The allowed destinations are few and live as long as the process: their request options
+  // are worked out once, not per envelope (Node's URL-to-options step showed in profiles).
+  const targets = new WeakMap<URL, RequestOptions>();
+  const targetOf = (url: URL): RequestOptions => {
+    let target = targets.get(url);
+    if (!target) {
+      const secure = url.protocol === 'https:';
+      target = {
+        protocol: url.protocol,
+        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+        port: url.port === '' ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        agent: secure ? https : http,
+      };
+      targets.set(url, target);
+    }
+    return target;
+  };
   return {
     post(url, headers) {
-      const secure = url.protocol === 'https:';
-      const send = secure ? httpsRequest : request;
-      return send(url, { method: 'POST', headers, agent: secure ? https : http });
+      const target = targetOf(url);
+      const send = target.protocol === 'https:' ? httpsRequest : request;
+      return send({ ...target, headers });
     },
     close() {
       http.destroy();
