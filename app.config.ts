@@ -8,6 +8,20 @@ export default defineConfig({
   server: {
     preset: 'node-server',
     // Parse the environment once at start; a bad value stops the server (see env.server.ts).
-    plugins: [resolve('app/server/startup.server.ts')],
+    plugins: [
+      resolve('app/server/startup.server.ts'),
+      // POST /monitoring ahead of nitro's per-request work (docs/decisions/0102-tunnel-fast-path.md).
+      resolve('app/server/tunnel/fast-path.server.ts'),
+    ],
   },
-});
+}).then((app) =>
+  // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw
+  // http router hands us Node's request for streaming (docs/decisions/0100-tunnel-http-router.md).
+  app.addRouter({
+    name: 'monitoring-tunnel',
+    type: 'http',
+    target: 'server',
+    base: '/monitoring',
+    handler: 'app/server/tunnel/http-router.server.ts',
+  }),
+);

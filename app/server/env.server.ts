@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import packageJson from '../../package.json';
 import { type Dsn, isDsn, parseDsn } from '../monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '../monitoring/local-dsn';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -70,6 +71,8 @@ const EnvSchema = v.object({
   SENTRY_TRACES_SAMPLE_RATE: v.optional(ratio),
   MONITORING_INBOX_DIR: v.optional(v.pipe(v.string(), v.trim()), '.data/inbox'),
   ENABLE_EXAMPLE_ROUTES: v.optional(flag),
+  // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
+  DEBUG: v.optional(v.string(), ''),
 });
 
 export type MonitoringMode =
@@ -81,8 +84,13 @@ export interface ServerConfig {
   host: string;
   production: boolean;
   monitoring: MonitoringMode;
-  /** Every DSN the tunnel may forward for: SENTRY_DSN first, then SENTRY_TUNNEL_ALLOWED_DSNS. */
+  /**
+   * Every DSN the tunnel accepts: SENTRY_DSN (or, in local inbox mode, the local inbox DSN)
+   * first, then SENTRY_TUNNEL_ALLOWED_DSNS.
+   */
   tunnelAllowedDsns: Dsn[];
+  /** DEBUG names `tunnel`: log every forwarded envelope, not only the rejected ones. */
+  tunnelDebug: boolean;
   tunnelMaxBytes: number;
   tunnelTimeoutMs: number;
   environment: string;
@@ -120,7 +128,8 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
       host: e.HOST,
       production,
       monitoring,
-      tunnelAllowedDsns: [...(e.SENTRY_DSN ? [e.SENTRY_DSN] : []), ...e.SENTRY_TUNNEL_ALLOWED_DSNS],
+      tunnelAllowedDsns: [e.SENTRY_DSN ?? localInboxDsn(), ...e.SENTRY_TUNNEL_ALLOWED_DSNS],
+      tunnelDebug: e.DEBUG.split(',').some((name) => name.trim() === 'tunnel'),
       tunnelMaxBytes: e.SENTRY_TUNNEL_MAX_BYTES,
       tunnelTimeoutMs: e.SENTRY_TUNNEL_TIMEOUT_MS,
       environment: e.SENTRY_ENVIRONMENT ?? (production ? 'production' : 'development'),
@@ -129,6 +138,12 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
       exampleRoutes: e.ENABLE_EXAMPLE_ROUTES ?? !production,
     },
   };
+}
+
+function localInboxDsn(): Dsn {
+  const dsn = parseDsn(LOCAL_INBOX_DSN);
+  if (!isDsn(dsn)) throw new Error(`LOCAL_INBOX_DSN is not a DSN: ${dsn.error}`);
+  return dsn;
 }
 
 let cached: ServerConfig | undefined;

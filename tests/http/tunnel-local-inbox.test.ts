@@ -1,0 +1,68 @@
+/** Local inbox mode (no SENTRY_DSN): the tunnel stores envelopes for the local DSN and forwards nothing. */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
+import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { eventId, send, textEnvelope, until } from '../support/envelopes';
+
+let fake: FakeSentry;
+let server: BuiltServer;
+let inboxDir: string;
+
+beforeAll(async () => {
+  fake = await startFakeSentry();
+  inboxDir = join(mkdtempSync(join(tmpdir(), 'tunnel-inbox-')), 'inbox');
+  server = await startBuiltServer({ MONITORING_INBOX_DIR: inboxDir });
+});
+afterAll(async () => {
+  await server?.stop();
+  await fake?.close();
+});
+
+const files = () => {
+  try {
+    return readdirSync(inboxDir).filter((name) => !name.startsWith('.'));
+  } catch {
+    return [];
+  }
+};
+
+describe('local inbox mode', () => {
+  it('stores an envelope for the local DSN and answers like Sentry', async () => {
+    const id = eventId();
+    const answer = await send(`${server.url}/monitoring?o=0&p=1`, {
+      body: textEnvelope(LOCAL_INBOX_DSN, id),
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(JSON.parse(answer.text)).toEqual({ id });
+    await until(() => files().some((name) => readFileSync(join(inboxDir, name)).includes(id)));
+    expect(fake.started()).toBe(0);
+  });
+
+  it('answers a span envelope like Sentry but keeps only errors', async () => {
+    const before = files().length;
+    const spans = Buffer.from(
+      `${JSON.stringify({ dsn: LOCAL_INBOX_DSN })}\n{"type":"span"}\n{"items":[]}\n`,
+    );
+    const answer = await send(`${server.url}/monitoring?o=0&p=1`, { body: spans });
+    // The tunnel answers once the store decided: nothing is still on its way to the inbox.
+    expect(answer.status).toBe(200);
+    expect(files()).toHaveLength(before);
+  });
+
+  it.each([
+    ['a foreign DSN in the header', '?o=0&p=1', () => fake.dsn('1')],
+    ['a query naming another project', '?o=0&p=2', () => LOCAL_INBOX_DSN],
+  ])('403s %s and stores nothing', async (_name, query, dsn) => {
+    const before = files().length;
+    const answer = await send(`${server.url}/monitoring${query}`, { body: textEnvelope(dsn()) });
+    expect(answer.status).toBe(403);
+    expect(files()).toHaveLength(before);
+    expect(fake.started()).toBe(0);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { formatDsn } from '../../../app/monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
+import { parseServerEnv } from '../../../app/server/env.server';
+
+const allowed = (env: Record<string, string>) => {
+  const result = parseServerEnv(env);
+  if (!result.ok) throw new Error(result.message);
+  return result.config.tunnelAllowedDsns.map(formatDsn);
+};
+
+describe('the tunnel allow-list from the environment', () => {
+  it.each([
+    [{}, [LOCAL_INBOX_DSN]],
+    [
+      { SENTRY_TUNNEL_ALLOWED_DSNS: 'https://b@o2.ingest.sentry.io/3' },
+      [LOCAL_INBOX_DSN, 'https://b@o2.ingest.sentry.io/3'],
+    ],
+    [{ SENTRY_DSN: 'https://a@o1.ingest.sentry.io/2' }, ['https://a@o1.ingest.sentry.io/2']],
+    [
+      {
+        SENTRY_DSN: 'https://a@o1.ingest.sentry.io/2',
+        SENTRY_TUNNEL_ALLOWED_DSNS: 'https://b@o2.ingest.sentry.io/3, http://c@localhost:9000/4',
+      },
+      [
+        'https://a@o1.ingest.sentry.io/2',
+        'https://b@o2.ingest.sentry.io/3',
+        'http://c@localhost:9000/4',
+      ],
+    ],
+  ])('%j -> %j', (env, expected) => {
+    expect(allowed(env)).toEqual(expected);
+  });
+
+  it.each([
+    ['', false],
+    ['tunnel', true],
+    ['vite,tunnel', true],
+    ['tunnels', false],
+  ])('DEBUG=%j turns tunnel debugging %s', (DEBUG, expected) => {
+    const result = parseServerEnv({ DEBUG });
+    expect(result.ok && result.config.tunnelDebug).toBe(expected);
+  });
+});

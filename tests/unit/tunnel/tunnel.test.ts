@@ -1,0 +1,135 @@
+/**
+ * The framework-free tunnel on a bare node:http server (no build needed): each way a request
+ * ends, as a table. The HTTP tests run the same cases against the built server.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Dsn, isDsn, parseDsn } from '../../../app/monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
+import { createAllowList } from '../../../app/server/tunnel/allow-list';
+import { createTunnel } from '../../../app/server/tunnel/tunnel';
+import { createUpstream, type Upstream } from '../../../app/server/tunnel/upstream';
+import { type FakeSentry, startFakeSentry } from '../../fixtures/fake-sentry';
+import { chunkedBody, send, textEnvelope, until } from '../../support/envelopes';
+
+const dsn = (text: string): Dsn => {
+  const parsed = parseDsn(text);
+  if (!isDsn(parsed)) throw new Error(parsed.error);
+  return parsed;
+};
+
+let fake: FakeSentry;
+let server: Server;
+let url: string;
+let upstream: Upstream;
+const logs: string[] = [];
+const stored: Uint8Array[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeSentry();
+  upstream = createUpstream();
+  const tunnel = createTunnel({
+    allowList: createAllowList([dsn(fake.dsn('1')), dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
+    maxBytes: 4096,
+    timeoutMs: 500,
+    upstream,
+    storeLocally: async (envelope) => {
+      stored.push(envelope);
+    },
+    log: (line) => logs.push(line),
+    debug: false,
+  });
+  server = createServer((req, res) => void tunnel(req, res));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/monitoring`;
+});
+afterAll(async () => {
+  upstream?.close();
+  server?.closeAllConnections();
+  await new Promise((done) => server?.close(done));
+  await fake?.close();
+});
+beforeEach(() => {
+  fake.reset();
+  logs.length = 0;
+  stored.length = 0;
+});
+
+describe('createTunnel', () => {
+  it.each<[string, string, string, () => Uint8Array | undefined, number, number]>([
+    // name, method, query, body, status, envelopes that reach the fake ingest
+    ['forwards an allowed envelope', 'POST', '?o=0&p=1', () => textEnvelope(fake.dsn('1')), 200, 1],
+    ['405 for GET', 'GET', '?o=0&p=1', () => undefined, 405, 0],
+    ['400 for a bad query', 'POST', '?o=a&p=1', () => textEnvelope(fake.dsn('1')), 400, 0],
+    ['403 for an unknown target', 'POST', '?o=0&p=2', () => textEnvelope(fake.dsn('1')), 403, 0],
+    [
+      '403 for a foreign header DSN',
+      'POST',
+      '?o=0&p=1',
+      () => textEnvelope('http://k@evil.example/1'),
+      403,
+      0,
+    ],
+    ['400 for an empty body', 'POST', '?o=0&p=1', () => new Uint8Array(), 400, 0],
+    ['413 over the limit', 'POST', '?o=0&p=1', () => Buffer.alloc(5000, 0x61), 413, 0],
+  ])('%s', async (_name, method, query, body, status, forwarded) => {
+    const answer = await send(`${url}${query}`, { method, body: body() });
+    expect(answer.status).toBe(status);
+    if (forwarded) await fake.waitForRequests(forwarded);
+    expect(fake.received).toHaveLength(forwarded);
+    expect(logs).toHaveLength(status === 200 ? 0 : 1);
+  });
+
+  it('stores the local inbox DSN’s envelopes instead of forwarding them', async () => {
+    const body = textEnvelope(LOCAL_INBOX_DSN, 'abc');
+    const answer = await send(`${url}?o=0&p=1`, { body });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe('{"id":"abc"}');
+    expect(stored.map((envelope) => Buffer.from(envelope).equals(body))).toEqual([true]);
+    expect(fake.started()).toBe(0);
+  });
+
+  it('413s a chunked local envelope over the limit and stores nothing', async () => {
+    const body = chunkedBody([textEnvelope(LOCAL_INBOX_DSN), Buffer.alloc(5000, 0x61)]);
+    const answer = await send(`${url}?o=0&p=1`, { body });
+    expect(answer.status).toBe(413);
+    expect(stored).toHaveLength(0);
+  });
+
+  it('stops the forward when the client goes away mid-upload', async () => {
+    const client = new AbortController();
+    const body = chunkedBody(
+      [textEnvelope(fake.dsn('1')), Buffer.alloc(100, 0x61)],
+      async (index) => {
+        if (index === 1) {
+          await until(() => fake.started() >= 1);
+          client.abort();
+        }
+      },
+    );
+    const sending = fetch(`${url}?o=0&p=1`, {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      signal: client.signal,
+    } as RequestInit);
+    await expect(sending).rejects.toThrow();
+    await until(() => fake.incomplete() >= 1);
+    expect(fake.received).toHaveLength(0);
+    await until(() => logs.length > 0);
+    expect(logs).toEqual([
+      '[tunnel] client closed the connection before the envelope was complete',
+    ]);
+  });
+
+  it.each([
+    ['reset', 502],
+    ['hang', 504],
+  ] as const)('answers %s from Sentry with %i', async (kind, status) => {
+    fake.behave({ kind });
+    const answer = await send(`${url}?o=0&p=1`, { body: textEnvelope(fake.dsn('1')) });
+    expect(answer.status).toBe(status);
+    expect(logs).toEqual([expect.stringMatching(new RegExp(`^\\[tunnel\\] ${status} `))]);
+  });
+});
