@@ -1,13 +1,13 @@
 /**
  * Browser error reporting in Debian's Chromium against the production build, with a fake
- * Sentry ingest behind SENTRY_DSN. Tunnel: see support/tunnel.ts (`connectTunnel`).
+ * Sentry ingest behind SENTRY_DSN, through the server's real tunnel (POST /monitoring).
  */
 import { expect, type Page, type Request, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import { errorEvents, errorMessages, parseEnvelope } from './support/envelopes';
 import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
-import { connectTunnel, TUNNEL_TIMEOUT_MS, type Tunnel } from './support/tunnel';
+import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
 let ingest: FakeSentry;
 let server: BuiltServer;
@@ -29,7 +29,9 @@ test.afterAll(async () => {
 
 test.beforeEach(() => ingest.reset());
 
-interface TunnelWatch extends Tunnel {
+interface TunnelWatch {
+  /** Cuts or restores the page's network. */
+  setOffline(offline: boolean): Promise<void>;
   requests: Request[];
   /** True once every tunnel request the page made has been answered (or failed). */
   settled(): boolean;
@@ -56,11 +58,10 @@ function watchTunnel(page: Page): Omit<TunnelWatch, 'setOffline'> {
 /** Opens the home page with the tunnel in place and waits for the session the SDK starts with. */
 async function openApp(page: Page): Promise<TunnelWatch> {
   const watch = watchTunnel(page);
-  const tunnel = await connectTunnel(page, ingest);
   await page.goto(`${server.url}/`);
   await ingest.waitForRequests(1);
   await recordSentEvents(page);
-  return { ...watch, setOffline: tunnel.setOffline };
+  return { ...watch, setOffline: (offline) => page.context().setOffline(offline) };
 }
 
 /**

@@ -8,7 +8,6 @@ import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import { errorMessages, spans } from './support/envelopes';
 import { captureInPage, waitForSentryClient } from './support/page-sdk';
-import { connectTunnel } from './support/tunnel';
 
 let ingest: FakeSentry;
 let server: BuiltServer;
@@ -41,7 +40,6 @@ async function loadAndLetTimePass(page: Page, path: string, meanwhile?: () => Pr
   const now = Date.now();
   await page.clock.install({ time: now });
   await page.clock.pauseAt(now + 1_000);
-  await connectTunnel(page, ingest);
   await page.goto(`${server.url}${path}`);
   await waitForSentryClient(page);
   await meanwhile?.();

@@ -8,7 +8,6 @@ import { startFakeSentry } from '../fixtures/fake-sentry';
 import { startBuiltServer } from '../support/built-server';
 import { errorMessages } from './support/envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
-import { connectTunnel } from './support/tunnel';
 
 async function publicConfigOf(page: Page): Promise<Record<string, unknown>> {
   const text = await page.locator('script#public-config').textContent();
@@ -45,7 +44,6 @@ test('a changed SENTRY_DSN takes effect on restart, without a rebuild', async ({
 
     server = await startBuiltServer({ SENTRY_DSN: second.dsn('7', 'otherkey') });
     try {
-      await connectTunnel(page, second, second.dsn('7', 'otherkey'));
       await page.goto(`${server.url}/`);
       expect(await publicConfigOf(page)).toMatchObject({
         dsn: second.dsn('7', 'otherkey'),
@@ -56,7 +54,8 @@ test('a changed SENTRY_DSN takes effect on restart, without a rebuild', async ({
       await throwInPage(page, 'after the restart');
       await expect.poll(() => errorMessages(second.received)).toContain('after the restart');
       expect(second.received.every((request) => request.url === '/api/7/envelope/')).toBe(true);
-      expect(first.received).toHaveLength(0);
+      // The first server's events went to the first ingest; nothing after the restart did.
+      expect(errorMessages(first.received)).not.toContain('after the restart');
     } finally {
       await server.stop();
     }

@@ -6,15 +6,12 @@
 import { createStackParser, Scope } from '@sentry/core';
 import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
 import { formatDsn } from '../../monitoring/dsn';
+// Local inbox mode has no Sentry project, but the SDK only sends with a DSN: the same built-in
+// one the browser uses; its transport writes to the local inbox instead of the network.
+import { LOCAL_INBOX_DSN } from '../../monitoring/local-dsn';
 import { serverConfig } from '../env.server';
 import type { FailureContext } from './log-line';
 import { makeFetchTransport, makeInboxTransport } from './transports.server';
-
-/**
- * Local inbox mode has no Sentry project, but the SDK only sends with a DSN: this one names
- * no real host, and its transport writes to the local inbox instead of the network.
- */
-const LOCAL_INBOX_DSN = 'http://local@localhost/0';
 
 let client: ServerRuntimeClient | undefined;
 

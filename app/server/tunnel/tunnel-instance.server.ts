@@ -3,7 +3,6 @@ import { LOCAL_INBOX_DSN } from '../../monitoring/local-dsn';
 import { serverConfig } from '../env.server';
 import { localInbox } from '../inbox/inbox.server';
 import { createAllowList } from './allow-list';
-import { keptInLocalInbox } from './local-inbox-policy';
 import { createTunnel, type TunnelHandler } from './tunnel';
 import { createUpstream } from './upstream';
 
@@ -17,10 +16,8 @@ export function theTunnel(): TunnelHandler {
     maxBytes: config.tunnelMaxBytes,
     timeoutMs: config.tunnelTimeoutMs,
     upstream: createUpstream(),
-    // Spans, sessions and client reports are answered but not kept (see local-inbox-policy.ts).
-    storeLocally: async (envelope) => {
-      if (keptInLocalInbox(envelope)) await localInbox().append(envelope);
-    },
+    // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
+    storeLocally: (envelope) => localInbox().append(envelope),
     log: (line) => console.warn(line),
     debug: config.tunnelDebug,
   });
