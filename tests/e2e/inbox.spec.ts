@@ -80,13 +80,14 @@ test('clears the inbox only after a confirmation', async ({ page }) => {
   await page.goto(`${server.url}/errors`);
   await hydrated(page);
   await page.getByRole('link', { name: 'Clear the inbox…' }).click();
-  await expect(page.getByText('Delete all 1 stored envelopes?')).toBeVisible();
+  // The seeded event, and what the browser SDK itself sent since (its page-load traces).
+  await expect(page.getByText(/Delete all \d+ stored envelopes?\?/)).toBeVisible();
   await page.getByRole('link', { name: 'Cancel' }).click();
   await expect(page.getByRole('list', { name: 'Captured events' })).toBeVisible();
 
   await page.getByRole('link', { name: 'Clear the inbox…' }).click();
   await page.getByRole('button', { name: 'Yes, clear the inbox' }).click();
-  await expect(page.getByRole('status')).toHaveText('Inbox cleared: 1 envelopes deleted.');
+  await expect(page.getByRole('status')).toHaveText(/^Inbox cleared: \d+ envelopes? deleted\.$/);
   await expect(page.getByText('No errors captured yet.')).toBeVisible();
   expect(errors).toEqual([]);
 });

@@ -1,5 +1,6 @@
 import { Link } from '@tanstack/react-router';
 import { clearInbox } from '../../server/inbox.functions';
+import { countOf } from './count-of';
 
 /**
  * Clearing takes two steps: a link that asks, then a form that POSTs the confirmation.
@@ -29,7 +30,7 @@ export function ClearInbox({
       className="inbox-confirm"
       aria-label="Clear the inbox"
     >
-      <p>{`Delete all ${envelopeCount} stored envelopes? This cannot be undone.`}</p>
+      <p>{`Delete all ${countOf(envelopeCount, 'stored envelope')}? This cannot be undone.`}</p>
       <input type="hidden" name="confirm" value="clear" />
       <button type="submit">Yes, clear the inbox</button> <Link to="/errors">Cancel</Link>
     </form>

@@ -1,6 +1,7 @@
 import { createFileRoute, Link } from '@tanstack/react-router';
 import * as v from 'valibot';
 import { ClearInbox } from '../../components/inbox/ClearInbox';
+import { countOf } from '../../components/inbox/count-of';
 import { EventList } from '../../components/inbox/EventList';
 import { listInboxEvents } from '../../server/inbox.functions';
 
@@ -30,7 +31,7 @@ function ErrorInbox() {
         <code>{inbox.inboxDir}</code> (the newest 1,000 envelopes).
       </p>
       {search.cleared !== undefined ? (
-        <p role="status">{`Inbox cleared: ${search.cleared} envelopes deleted.`}</p>
+        <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'envelope')} deleted.`}</p>
       ) : null}
       <p data-testid="inbox-counts">{countsLine(inbox)}</p>
       {inbox.events.length === 0 ? (
@@ -64,10 +65,9 @@ function countsLine(inbox: {
   envelopeCount: number;
   itemCounts: Record<string, number>;
 }) {
-  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
   const others = Object.entries(inbox.itemCounts)
     .filter(([type]) => type !== 'event')
     .map(([type, count]) => `${count} ${type}`);
   const also = others.length > 0 ? `; also received: ${others.join(', ')}` : '';
-  return `${plural(inbox.eventCount, 'event')} in ${plural(inbox.envelopeCount, 'envelope')}${also}.`;
+  return `${countOf(inbox.eventCount, 'event')} in ${countOf(inbox.envelopeCount, 'envelope')}${also}.`;
 }
