@@ -14,9 +14,12 @@ afterAll(async () => {
 });
 
 /** Reads a response chunk by chunk, remembering what had arrived at each chunk. */
-function readChunks(url: string): Promise<{ status: number; chunks: string[] }> {
+function readChunks(
+  url: string,
+  userAgent = BROWSER_USER_AGENT,
+): Promise<{ status: number; chunks: string[] }> {
   return new Promise((done, fail) => {
-    const req = request(url, { headers: { 'user-agent': BROWSER_USER_AGENT } }, (res) => {
+    const req = request(url, { headers: { 'user-agent': userAgent } }, (res) => {
       const chunks: string[] = [];
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => chunks.push(chunk));
@@ -53,6 +56,14 @@ describe('home page', () => {
     expect(deferredAt).toBeGreaterThan(shellAt);
     // Before the deferred part arrived, the browser already had the fallback to show.
     expect(chunks.slice(0, deferredAt).join('')).toContain('Sampling the server');
+  });
+
+  it('gives crawlers the finished page: no fallback waiting for streamed-in content', async () => {
+    const { status, chunks } = await readChunks(`${server.url}/`, 'curl/8.5.0');
+    expect(status).toBe(200);
+    const html = chunks.join('');
+    expect(html).toContain('Event-loop delay (p50 / p99)');
+    expect(html).not.toContain('Sampling the server');
   });
 
   it('names the Sentry project when SENTRY_DSN is set', async () => {

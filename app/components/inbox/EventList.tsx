@@ -1,5 +1,6 @@
 import { Link } from '@tanstack/react-router';
 import type { ListedEvent } from '../../server/inbox/inbox-view';
+import { EventFacts } from './EventFacts';
 import { formatUtc } from './format-time';
 
 /** The captured events, newest first: one list item per event. */
@@ -18,20 +19,7 @@ export function EventList({ events }: { events: ListedEvent[] }) {
                 {formatUtc(event.timestamp ?? event.receivedAt)}
               </time>
             </dd>
-            <dt>Level</dt>
-            <dd className={`level level-${event.level}`}>{event.level}</dd>
-            <dt>Page</dt>
-            <dd className="inbox-url">{event.url ?? 'no page URL'}</dd>
-            <dt>Environment</dt>
-            <dd>{event.environment ?? 'not set'}</dd>
-            {event.digest ? (
-              <>
-                <dt>Digest</dt>
-                <dd>
-                  <code>{event.digest}</code>
-                </dd>
-              </>
-            ) : null}
+            <EventFacts event={event} />
           </dl>
         </li>
       ))}

@@ -1,5 +1,6 @@
 import { createFileRoute, Link } from '@tanstack/react-router';
 import { Breadcrumbs } from '../../components/inbox/Breadcrumbs';
+import { EventFacts } from '../../components/inbox/EventFacts';
 import { headline } from '../../components/inbox/EventList';
 import { formatUtc } from '../../components/inbox/format-time';
 import { StackTrace } from '../../components/inbox/StackTrace';
@@ -28,22 +29,7 @@ function EventPage() {
         <dd>
           <time dateTime={event.timestamp}>{formatUtc(event.timestamp)}</time>
         </dd>
-        <dt>Level</dt>
-        <dd>{event.level}</dd>
-        <dt>Page</dt>
-        <dd className="inbox-url">{event.url ?? 'no page URL'}</dd>
-        <dt>Environment</dt>
-        <dd>{event.environment ?? 'not set'}</dd>
-        <dt>Release</dt>
-        <dd>{event.release ?? 'not set'}</dd>
-        {event.digest ? (
-          <>
-            <dt>Digest</dt>
-            <dd>
-              <code>{event.digest}</code>
-            </dd>
-          </>
-        ) : null}
+        <EventFacts event={event} withRelease />
       </dl>
       <section aria-labelledby="stack-heading">
         <h2 id="stack-heading">Stack trace</h2>

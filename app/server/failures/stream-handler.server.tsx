@@ -1,5 +1,6 @@
 /**
- * Start's default stream handler, plus what it lacks for failures: the failed page answers
+ * Start's default stream handler (streaming for browsers, the whole page at once for crawlers),
+ * plus what it lacks for failures: the failed page answers
  * 500, route failures are recorded once with the request, and React's SSR `onError` gives
  * render failures a digest (React puts only that digest into the HTML in production).
  */
@@ -9,6 +10,7 @@ import {
   StartServer,
   transformPipeableStreamWithRouter,
 } from '@tanstack/react-start/server';
+import { isbot } from 'isbot';
 import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
@@ -34,12 +36,19 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     };
 
     let renderFailed = false;
-    const rendered = await renderShell(<StartServer router={router} />, request.signal, (error) => {
-      // A visitor who went away is not a failure of the page.
-      if (request.signal.aborted) return undefined;
-      renderFailed = true;
-      return renderFailure(error).digest;
-    });
+    // Crawlers get the finished page in one piece (as Start's own handler does): no fallbacks
+    // waiting for streamed-in content that a crawler without JavaScript would never see.
+    const waitForAll = isbot(request.headers.get('user-agent'));
+    const rendered = await renderPage(
+      <StartServer router={router} />,
+      { signal: request.signal, waitForAll },
+      (error) => {
+        // A visitor who went away is not a failure of the page.
+        if (request.signal.aborted) return undefined;
+        renderFailed = true;
+        return renderFailure(error).digest;
+      },
+    );
     if ('error' in rendered) {
       // The shell itself failed: no document to stream, answer a minimal one.
       const { digest } = renderFailure(rendered.error);
@@ -63,19 +72,23 @@ export const failureAwareStreamHandler = defineHandlerCallback(
   },
 );
 
-/** Renders until the shell is ready (then streams the rest) or has failed. */
-function renderShell(
+/**
+ * Renders until the shell is ready (then streams the rest), or with `waitForAll` until
+ * everything is, or until the shell has failed.
+ */
+function renderPage(
   app: ReactNode,
-  signal: AbortSignal,
+  { signal, waitForAll }: { signal: AbortSignal; waitForAll: boolean },
   onError: (error: unknown) => string | undefined,
 ): Promise<{ stream: PassThrough } | { error: unknown }> {
   return new Promise((settle) => {
     const stream = new PassThrough();
+    const start = () => {
+      pipeable.pipe(stream);
+      settle({ stream });
+    };
     const pipeable = ReactDOMServer.renderToPipeableStream(app, {
-      onShellReady: () => {
-        pipeable.pipe(stream);
-        settle({ stream });
-      },
+      ...(waitForAll ? { onAllReady: start } : { onShellReady: start }),
       onShellError: (error) => settle({ error }),
       onError: (error) => onError(error),
     });
