@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
+import { isEntryName } from '../../app/server/inbox/inbox-file-names';
 import { type FakeSentry, type ReceivedRequest, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 
@@ -254,7 +255,9 @@ describe('in local inbox mode', () => {
       } catch {
         return undefined;
       }
+      // Finished entries only: a write in progress is a temp file that is renamed when done.
       const found = files
+        .filter(isEntryName)
         .flatMap((file) => eventsOfEnvelope(readFileSync(join(inboxDir, file), 'utf8')))
         .filter((event) => event.tags?.digest === digest);
       return found.length > 0 ? found : undefined;
