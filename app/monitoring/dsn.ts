@@ -41,9 +41,16 @@ export function parseDsn(input: string): Dsn | { error: string } {
   const segments = url.pathname.split('/');
   const projectId = segments.pop() ?? '';
   if (!PROJECT_ID.test(projectId)) return { error: 'must end with a numeric project id' };
+  let publicKey: string;
+  try {
+    publicKey = decodeURIComponent(url.username);
+  } catch {
+    // Request input reaches here (the tunnel parses envelope headers): never throw.
+    return { error: 'public key is not valid percent-encoding' };
+  }
   return {
     protocol,
-    publicKey: decodeURIComponent(url.username),
+    publicKey,
     host: url.hostname,
     port: url.port,
     path: segments.join('/').replace(/\/+$/, ''),

@@ -142,6 +142,19 @@ class Exchange {
   }
 
   private route(line: Uint8Array, ended: boolean): void {
+    // This runs in a stream event handler, where a throw would escape every answer path (the
+    // request would hang, a bare node:http server would crash): answer 500 instead.
+    try {
+      this.routeChecked(line, ended);
+    } catch (error) {
+      this.options.log(
+        `[tunnel] 500 internal error: ${error instanceof Error ? error.message : error}`,
+      );
+      this.reject(500, 'tunnel error');
+    }
+  }
+
+  private routeChecked(line: Uint8Array, ended: boolean): void {
     const header = parseEnvelopeHeader(line);
     if (!header.ok) {
       this.reject(400, header.reason);
@@ -291,15 +304,23 @@ class Exchange {
     const save = () => {
       const envelope = this.head.length === 1 ? (this.head[0] as Buffer) : Buffer.concat(this.head);
       this.head = [];
-      this.options.storeLocally(envelope).then(
-        () => {
-          this.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json');
-          if (this.options.debug)
-            this.options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
-        },
-        (error: unknown) =>
-          this.fail(500, `local inbox failed: ${error instanceof Error ? error.message : error}`),
-      );
+      // Through a promise, so that a synchronous throw is answered like a rejection.
+      Promise.resolve(envelope)
+        .then((bytes) => this.options.storeLocally(bytes))
+        .then(
+          () => {
+            this.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json');
+            if (this.options.debug)
+              this.options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
+          },
+          (error: unknown) => {
+            // The error names server paths: it goes to the log, not to the client.
+            this.options.log(
+              `[tunnel] 500 local inbox failed: ${error instanceof Error ? error.message : error}`,
+            );
+            this.answer(500, 'local inbox failed', 'text/plain; charset=utf-8');
+          },
+        );
     };
     if (ended) {
       save();

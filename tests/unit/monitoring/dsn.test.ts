@@ -24,6 +24,7 @@ describe('parseDsn', () => {
     ['https://key@o1.ingest.sentry.io/', 'must end with a numeric project id'],
     ['https://key@o1.ingest.sentry.io/abc', 'must end with a numeric project id'],
     ['https://key@o1.ingest.sentry.io/2?x=1', 'must not have a query or fragment'],
+    ['http://%zz@localhost/1', 'public key is not valid percent-encoding'],
   ])('rejects %s', (input, error) => {
     expect(parseDsn(input)).toEqual({ error });
   });

@@ -71,6 +71,15 @@ describe('createTunnel', () => {
       403,
       0,
     ],
+    [
+      // Bad percent-encoding once made DSN parsing throw inside a stream handler.
+      '403 for a header DSN whose key is not valid percent-encoding',
+      'POST',
+      '?o=0&p=1',
+      () => textEnvelope(fake.dsn('1', '%zz')),
+      403,
+      0,
+    ],
     ['400 for an empty body', 'POST', '?o=0&p=1', () => new Uint8Array(), 400, 0],
     ['413 over the limit', 'POST', '?o=0&p=1', () => Buffer.alloc(5000, 0x61), 413, 0],
   ])('%s', async (_name, method, query, body, status, forwarded) => {
@@ -131,5 +140,42 @@ describe('createTunnel', () => {
     const answer = await send(`${url}?o=0&p=1`, { body: textEnvelope(fake.dsn('1')) });
     expect(answer.status).toBe(status);
     expect(logs).toEqual([expect.stringMatching(new RegExp(`^\\[tunnel\\] ${status} `))]);
+  });
+});
+
+describe('createTunnel when the local inbox fails', () => {
+  it.each([
+    ['rejects', async () => Promise.reject(new Error('EACCES: /secret/path/inbox'))],
+    [
+      'throws synchronously',
+      () => {
+        throw new Error('EACCES: /secret/path/inbox');
+      },
+    ],
+  ])('answers 500 without the error text when the store %s', async (_name, storeLocally) => {
+    const failures: string[] = [];
+    const tunnel = createTunnel({
+      allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
+      maxBytes: 4096,
+      timeoutMs: 500,
+      upstream,
+      storeLocally,
+      log: (line) => failures.push(line),
+      debug: false,
+    });
+    const local = createServer((req, res) => void tunnel(req, res));
+    await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
+    try {
+      const port = (local.address() as AddressInfo).port;
+      const answer = await send(`http://127.0.0.1:${port}/monitoring?o=0&p=1`, {
+        body: textEnvelope(LOCAL_INBOX_DSN),
+      });
+      expect(answer.status).toBe(500);
+      expect(answer.text).toBe('local inbox failed');
+      expect(failures).toEqual(['[tunnel] 500 local inbox failed: EACCES: /secret/path/inbox']);
+    } finally {
+      local.closeAllConnections();
+      await new Promise((done) => local.close(done));
+    }
   });
 });
