@@ -76,10 +76,6 @@ export function tunnelTargetOf(dsn: Dsn): TunnelTarget {
   return target;
 }
 
-export function sameTarget(a: TunnelTarget, b: TunnelTarget): boolean {
-  return a.o === b.o && a.p === b.p && (a.r ?? '') === (b.r ?? '');
-}
-
 /** The same-origin tunnel URL the browser SDK posts to for this DSN. */
 export function tunnelUrlOf(dsn: Dsn, base = '/monitoring'): string {
   const { o, p, r } = tunnelTargetOf(dsn);

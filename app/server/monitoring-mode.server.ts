@@ -1,6 +1,17 @@
 import { resolve } from 'node:path';
-import { tunnelTargetOf } from '../monitoring/dsn';
+import { formatDsn, tunnelTargetOf } from '../monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '../monitoring/local-dsn';
 import type { ServerConfig } from './env.server';
+
+/** The DSN this app's events are sent with: SENTRY_DSN, or the built-in local inbox DSN. */
+export function reportingDsn(config: ServerConfig): string {
+  return config.monitoring.kind === 'sentry' ? formatDsn(config.monitoring.dsn) : LOCAL_INBOX_DSN;
+}
+
+/** The DSN whose envelopes are stored locally: only in local inbox mode. */
+export function localInboxDsnOf(config: ServerConfig): string | undefined {
+  return config.monitoring.kind === 'local-inbox' ? LOCAL_INBOX_DSN : undefined;
+}
 
 /** One line that tells an operator where errors go (and, locally, where to read them). */
 export function describeMonitoring(config: ServerConfig, cwd = process.cwd()): string {

@@ -29,11 +29,6 @@ export function sanitiseFailure(error: unknown, phase: FailurePhase): PublicServ
   return publicError;
 }
 
-/** The phase a sanitised error was seen in, if this module sanitised it. */
-export function phaseOf(error: PublicServerError): FailurePhase | undefined {
-  return originals.get(error)?.phase;
-}
-
 /** Logs and reports a sanitised failure once; later calls for the same error do nothing. */
 export function recordFailure(
   publicError: PublicServerError,

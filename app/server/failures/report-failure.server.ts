@@ -5,11 +5,8 @@
  */
 import { createStackParser, Scope } from '@sentry/core';
 import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
-import { formatDsn } from '../../monitoring/dsn';
-// Local inbox mode has no Sentry project, but the SDK only sends with a DSN: the same built-in
-// one the browser uses; its transport writes to the local inbox instead of the network.
-import { LOCAL_INBOX_DSN } from '../../monitoring/local-dsn';
 import { serverConfig } from '../env.server';
+import { reportingDsn } from '../monitoring-mode.server';
 import type { FailureContext } from './log-line';
 import { makeFetchTransport, makeInboxTransport } from './transports.server';
 
@@ -20,7 +17,8 @@ function sentryClient(): ServerRuntimeClient {
   const config = serverConfig();
   const { monitoring } = config;
   client = new ServerRuntimeClient({
-    dsn: monitoring.kind === 'sentry' ? formatDsn(monitoring.dsn) : LOCAL_INBOX_DSN,
+    // In local inbox mode the built-in DSN names no real host: the transport writes to the inbox.
+    dsn: reportingDsn(config),
     transport: monitoring.kind === 'sentry' ? makeFetchTransport : makeInboxTransport,
     stackParser: createStackParser(nodeStackLineParser()),
     integrations: [],

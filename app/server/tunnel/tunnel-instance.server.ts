@@ -1,7 +1,7 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
-import { LOCAL_INBOX_DSN } from '../../monitoring/local-dsn';
 import { serverConfig } from '../env.server';
 import { localInbox } from '../inbox/inbox.server';
+import { localInboxDsnOf } from '../monitoring-mode.server';
 import { createAllowList } from './allow-list';
 import { createTunnel, type TunnelHandler } from './tunnel';
 import { createUpstream } from './upstream';
@@ -12,7 +12,7 @@ export function theTunnel(): TunnelHandler {
   if (tunnel) return tunnel;
   const config = serverConfig();
   tunnel = createTunnel({
-    allowList: createAllowList(config.tunnelAllowedDsns, LOCAL_INBOX_DSN),
+    allowList: createAllowList(config.tunnelAllowedDsns, localInboxDsnOf(config)),
     maxBytes: config.tunnelMaxBytes,
     timeoutMs: config.tunnelTimeoutMs,
     upstream: createUpstream(),

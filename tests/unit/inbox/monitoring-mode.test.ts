@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
 import { parseServerEnv, type ServerConfig } from '../../../app/server/env.server';
-import { describeMonitoring } from '../../../app/server/monitoring-mode.server';
+import {
+  describeMonitoring,
+  localInboxDsnOf,
+  reportingDsn,
+} from '../../../app/server/monitoring-mode.server';
 
 function config(env: Record<string, string | undefined>): ServerConfig {
   const result = parseServerEnv(env);
@@ -28,5 +33,17 @@ describe('the start line', () => {
     },
   ])('says $line', ({ env, line }) => {
     expect(describeMonitoring(config(env), '/srv/app')).toBe(line);
+  });
+});
+
+describe('which DSN events are sent with, and which one is stored locally', () => {
+  const sentry = 'https://key@o1.ingest.us.sentry.io/2';
+  it.each([
+    [{}, LOCAL_INBOX_DSN, LOCAL_INBOX_DSN],
+    // In Sentry mode nothing is stored locally, even for an allowed DSN equal to the local one.
+    [{ SENTRY_DSN: sentry, SENTRY_TUNNEL_ALLOWED_DSNS: LOCAL_INBOX_DSN }, sentry, undefined],
+  ])('%o', (env, reporting, local) => {
+    expect(reportingDsn(config(env))).toBe(reporting);
+    expect(localInboxDsnOf(config(env))).toBe(local);
   });
 });

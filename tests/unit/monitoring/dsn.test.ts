@@ -5,7 +5,6 @@ import {
   isDsn,
   parseDsn,
   sameDsn,
-  sameTarget,
   tunnelTargetOf,
   tunnelUrlOf,
 } from '../../../app/monitoring/dsn';
@@ -80,7 +79,7 @@ describe('tunnelUrlOf and envelopeUrlOf', () => {
   });
 });
 
-describe('sameDsn and sameTarget', () => {
+describe('sameDsn', () => {
   const base = 'https://k@o1.ingest.us.sentry.io/2';
   it.each([
     [base, true],
@@ -92,14 +91,5 @@ describe('sameDsn and sameTarget', () => {
     ['https://k@o1.ingest.de.sentry.io/2', false],
   ])('%s is the same DSN: %s', (other, same) => {
     expect(sameDsn(dsnOf(base), dsnOf(other))).toBe(same);
-  });
-
-  it.each([
-    [{ o: '1', p: '2' }, { o: '1', p: '2' }, true],
-    [{ o: '1', p: '2', r: 'us' }, { o: '1', p: '2' }, false],
-    [{ o: '1', p: '2', r: 'us' }, { o: '1', p: '2', r: 'us' }, true],
-    [{ o: '1', p: '2' }, { o: '1', p: '3' }, false],
-  ])('%o vs %o -> %s', (a, b, same) => {
-    expect(sameTarget(a, b)).toBe(same);
   });
 });
