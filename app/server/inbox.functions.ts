@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { serverConfig } from './env.server';
 import { type LocalInbox, localInbox } from './inbox/inbox.server';
 import { type EventDetail, eventDetailOf } from './inbox/inbox-event';
-import { findEventEntry, type InboxPage, inboxPage, isSameOriginPost } from './inbox/inbox-view';
+import { clearRefusal, findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 
 function inboxOrNotFound(): LocalInbox {
   if (serverConfig().monitoring.kind !== 'local-inbox') throw notFound();
@@ -58,9 +58,16 @@ export const clearInbox = createServerFn({ method: 'POST' })
   )
   .handler(async (): Promise<never> => {
     const inbox = inboxOrNotFound();
-    const headers = getWebRequest()?.headers;
-    if (!isSameOriginPost(headers?.get('origin') ?? null, headers?.get('host') ?? null)) {
-      throw new Response('Cross-site request refused', { status: 403 });
+    const request = getWebRequest();
+    const refusal = clearRefusal({
+      method: request?.method ?? 'GET',
+      origin: request?.headers.get('origin') ?? null,
+      host: request?.headers.get('host') ?? null,
+      fetchSite: request?.headers.get('sec-fetch-site') ?? null,
+    });
+    if (refusal) {
+      const headers: Record<string, string> = refusal.status === 405 ? { Allow: 'POST' } : {};
+      throw new Response(refusal.reason, { status: refusal.status, headers });
     }
     const deleted = await inbox.clear();
     throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });

@@ -144,6 +144,15 @@ describe('clearing the inbox', () => {
     expect((await post(action, 'confirm=yes')).status).not.toBe(303);
     const crossSite = await post(action, 'confirm=clear', { Origin: 'https://evil.example' });
     expect(crossSite.status).toBe(403);
+    // What an <img> or a link on another site can send: no Origin, at most Sec-Fetch-Site.
+    const fetchSite = await post(action, 'confirm=clear', { 'Sec-Fetch-Site': 'cross-site' });
+    expect(fetchSite.status).toBe(403);
+    const payload = encodeURIComponent(JSON.stringify({ data: { confirm: 'clear' } }));
+    const get = await fetch(
+      `${server.url}${action.replaceAll('&amp;', '&')}?createServerFn&payload=${payload}`,
+      { redirect: 'manual' },
+    );
+    expect(get.status).toBe(405);
     const html = await (await fetch(`${server.url}/errors`)).text();
     expect(html).toContain('TypeError: newer');
   });

@@ -65,15 +65,33 @@ export function findEventEntry<T extends InboxEntryLike>(
   return entries.find((entry) => entry.summary.event?.eventId === eventId);
 }
 
+export interface ClearRequest {
+  method: string;
+  origin: string | null;
+  host: string | null;
+  /** The browser's Sec-Fetch-Site header: which site the request comes from. */
+  fetchSite: string | null;
+}
+
 /**
- * A browser only sends a cross-site form POST with an Origin of another site; refusing
- * those keeps another page from clearing the inbox. No Origin (curl, old browsers) is allowed.
+ * Why a request to clear the inbox is refused, or undefined when it may go ahead.
+ * Start 1.120's server-function handler also accepts GET whatever the declared method, and a
+ * cross-site GET (an `<img>`, a link) carries no Origin: so only POST, and never from another
+ * site by Sec-Fetch-Site or Origin. No Origin and no Sec-Fetch-Site (curl) is allowed.
  */
-export function isSameOriginPost(origin: string | null, host: string | null): boolean {
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false;
+export function clearRefusal(
+  request: ClearRequest,
+): { status: 403 | 405; reason: string } | undefined {
+  if (request.method !== 'POST') return { status: 405, reason: 'Only POST clears the inbox' };
+  const { fetchSite, origin, host } = request;
+  if (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+    return { status: 403, reason: 'Cross-site request refused' };
   }
+  if (!origin) return undefined;
+  try {
+    if (new URL(origin).host === host) return undefined;
+  } catch {
+    // "null" (a sandboxed or privacy-sensitive context) is not this site either.
+  }
+  return { status: 403, reason: 'Cross-site request refused' };
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { EventSummary } from '../../../app/server/inbox/inbox-event';
 import {
+  clearRefusal,
   findEventEntry,
   type InboxEntryLike,
   inboxPage,
-  isSameOriginPost,
 } from '../../../app/server/inbox/inbox-view';
 
 const event = (n: number): EventSummary => ({
@@ -69,14 +69,25 @@ describe('findEventEntry', () => {
   });
 });
 
-describe('isSameOriginPost', () => {
+describe('clearRefusal', () => {
+  const host = 'localhost:3000';
   it.each([
-    { origin: null, host: 'localhost:3000', allowed: true },
-    { origin: 'http://localhost:3000', host: 'localhost:3000', allowed: true },
-    { origin: 'https://evil.example', host: 'localhost:3000', allowed: false },
-    { origin: 'http://localhost:3001', host: 'localhost:3000', allowed: false },
-    { origin: 'null', host: 'localhost:3000', allowed: false },
-  ])('origin $origin on host $host: $allowed', ({ origin, host, allowed }) => {
-    expect(isSameOriginPost(origin, host)).toBe(allowed);
+    { method: 'POST', origin: null, fetchSite: null, refused: undefined },
+    {
+      method: 'POST',
+      origin: 'http://localhost:3000',
+      fetchSite: 'same-origin',
+      refused: undefined,
+    },
+    { method: 'POST', origin: null, fetchSite: 'none', refused: undefined },
+    { method: 'GET', origin: null, fetchSite: null, refused: 405 },
+    { method: 'GET', origin: null, fetchSite: 'cross-site', refused: 405 },
+    { method: 'POST', origin: 'https://evil.example', fetchSite: null, refused: 403 },
+    { method: 'POST', origin: 'http://localhost:3001', fetchSite: null, refused: 403 },
+    { method: 'POST', origin: 'null', fetchSite: null, refused: 403 },
+    { method: 'POST', origin: null, fetchSite: 'cross-site', refused: 403 },
+    { method: 'POST', origin: null, fetchSite: 'same-site', refused: 403 },
+  ])('$method from $origin ($fetchSite): $refused', ({ method, origin, fetchSite, refused }) => {
+    expect(clearRefusal({ method, origin, host, fetchSite })?.status).toBe(refused);
   });
 });
