@@ -1,5 +1,6 @@
 // Builds the production bundle when it is missing or older than the sources.
 import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { buildNeeded } from './build-state.mjs';
 
 export function ensureBuild() {
@@ -13,4 +14,4 @@ export function ensureBuild() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) ensureBuild();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) ensureBuild();

@@ -17,7 +17,20 @@ const round = (value: number) => Math.round(value * 100) / 100;
  * tells whether this server is keeping up. Real work that takes time, which is why the home
  * page defers it and streams the rest of the page first.
  */
-export async function sampleEventLoop(sampleMs: number): Promise<RuntimeHealth> {
+export function sampleEventLoop(sampleMs: number): Promise<RuntimeHealth> {
+  // Callers asking at the same time share one sample: the function is public, and a histogram
+  // and a timer per caller would let a crowd of requests add load of their own.
+  let sample = inFlight.get(sampleMs);
+  if (!sample) {
+    sample = takeSample(sampleMs).finally(() => inFlight.delete(sampleMs));
+    inFlight.set(sampleMs, sample);
+  }
+  return sample;
+}
+
+const inFlight = new Map<number, Promise<RuntimeHealth>>();
+
+async function takeSample(sampleMs: number): Promise<RuntimeHealth> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   await new Promise((resolve) => setTimeout(resolve, sampleMs));

@@ -16,7 +16,11 @@ let checked: Promise<void> | undefined;
 /** Resolves once every route's lazy error/notFound/pending component is known to render. */
 export function dropEmptyLazyComponents(router: AnyRouter): Promise<void> {
   // Routes are module singletons: one check per process is enough.
-  checked ??= checkRoutes(Object.values(router.looseRoutesById) as AnyRoute[]);
+  // A failed check is tried again by the next request, not cached for the process's life.
+  checked ??= checkRoutes(Object.values(router.looseRoutesById) as AnyRoute[]).catch((error) => {
+    checked = undefined;
+    throw error;
+  });
   return checked;
 }
 
@@ -26,7 +30,17 @@ async function checkRoutes(routes: AnyRoute[]): Promise<void> {
     for (const kind of KINDS) {
       const component = options[kind] as LazyComponent | undefined;
       if (typeof component !== 'function' || typeof component.preload !== 'function') continue;
-      await component.preload();
+      try {
+        await component.preload();
+      } catch (error) {
+        // A chunk that fails to load is not proof of emptiness: keep the component, check again
+        // on a later request.
+        checked = undefined;
+        console.warn(
+          `[monitoring] route ${route.id}: could not load its ${kind}: ${error instanceof Error ? error.message : error}`,
+        );
+        continue;
+      }
       if (rendersNothing(component)) {
         options[kind] = undefined;
         console.warn(

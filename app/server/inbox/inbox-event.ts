@@ -8,6 +8,23 @@ import { type Envelope, isRecord, payloadJson, splitEnvelope } from './envelope'
 /** Item types listed as events; everything else (sessions, spans, …) is only counted. */
 const LISTED_TYPES = new Set(['event']);
 const MAX_SUMMARY_TEXT = 500;
+/** Short fields (ids, level, environment, digest) are clipped harder: they are labels. */
+const MAX_LABEL = 100;
+/** Item types are Sentry's own short names; anything else is counted as "other". */
+const ITEM_TYPE = /^[a-z][a-z_]{0,31}$/;
+
+/**
+ * Counts of item types, safe for names that come from the envelope: no prototype (a type
+ * called "constructor" is just a name) and only well-formed type names.
+ */
+export function countItemType(counts: Record<string, number>, type: unknown, by = 1): void {
+  const name = typeof type === 'string' && ITEM_TYPE.test(type) ? type : 'other';
+  counts[name] = (counts[name] ?? 0) + by;
+}
+
+export function emptyItemCounts(): Record<string, number> {
+  return Object.create(null) as Record<string, number>;
+}
 
 export interface EventSummary {
   eventId: string;
@@ -67,11 +84,8 @@ export interface EnvelopeSummary {
 
 export function summarizeEnvelope(bytes: Uint8Array, fallbackId: string): EnvelopeSummary {
   const envelope = splitEnvelope(bytes);
-  const itemCounts: Record<string, number> = {};
-  for (const item of envelope.items) {
-    const type = typeof item.header.type === 'string' ? item.header.type : 'unknown';
-    itemCounts[type] = (itemCounts[type] ?? 0) + 1;
-  }
+  const itemCounts = emptyItemCounts();
+  for (const item of envelope.items) countItemType(itemCounts, item.header.type);
   const event = firstEvent(envelope);
   const summary: EnvelopeSummary = { itemCounts };
   if (event) summary.event = toSummary(event, envelope, fallbackId, MAX_SUMMARY_TEXT);
@@ -112,9 +126,9 @@ function toSummary(
   const thrown = exceptions[exceptions.length - 1];
   const request = isRecord(event.request) ? event.request : {};
   const summary: EventSummary = {
-    eventId: text(event.event_id) ?? text(envelope.header.event_id) ?? fallbackId,
-    level: text(event.level) ?? 'error',
-    type: thrown ? (text(thrown.type) ?? 'Error') : '',
+    eventId: clip(text(event.event_id) ?? text(envelope.header.event_id) ?? fallbackId, MAX_LABEL),
+    level: clip(text(event.level) ?? 'error', MAX_LABEL),
+    type: thrown ? clip(text(thrown.type) ?? 'Error', MAX_LABEL) : '',
     message: clip(thrown ? (text(thrown.value) ?? '') : messageOf(event), maxText),
   };
   const timestamp = isoTime(event.timestamp);
@@ -122,11 +136,11 @@ function toSummary(
   const url = text(request.url);
   if (url) summary.url = clip(url, maxText);
   const environment = text(event.environment);
-  if (environment) summary.environment = environment;
+  if (environment) summary.environment = clip(environment, MAX_LABEL);
   const release = text(event.release);
-  if (release) summary.release = release;
+  if (release) summary.release = clip(release, maxText);
   const digest = tagsOf(event).find(([key]) => key === 'digest')?.[1];
-  if (digest) summary.digest = digest;
+  if (digest) summary.digest = clip(digest, MAX_LABEL);
   return summary;
 }
 

@@ -2,7 +2,7 @@
  * What the /errors pages receive: plain, serialisable shapes built from the store's
  * entries. Pure, so paging and counting are tested without a server.
  */
-import type { EventSummary } from './inbox-event';
+import { countItemType, type EventSummary, emptyItemCounts } from './inbox-event';
 
 export const INBOX_PAGE_SIZE = 50;
 
@@ -35,11 +35,11 @@ export function inboxPage(
   page: number,
   pageSize = INBOX_PAGE_SIZE,
 ): InboxPage {
-  const itemCounts: Record<string, number> = {};
+  const itemCounts = emptyItemCounts();
   const events: ListedEvent[] = [];
   for (const entry of entries) {
     for (const [type, count] of Object.entries(entry.summary.itemCounts)) {
-      itemCounts[type] = (itemCounts[type] ?? 0) + count;
+      countItemType(itemCounts, type, count);
     }
     if (entry.summary.event) {
       events.push({ ...entry.summary.event, receivedAt: entry.receivedAt.toISOString() });

@@ -206,12 +206,18 @@ async function writeDurably(dir: string, name: string, bytes: Uint8Array): Promi
   const temp = join(dir, tempNameFor(name));
   const file = await open(temp, 'wx');
   try {
-    await file.writeFile(bytes);
-    await file.sync();
-  } finally {
-    await file.close();
+    try {
+      await file.writeFile(bytes);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, join(dir, name));
+  } catch (error) {
+    // A write that failed (a full disk) is not a crash mid-write: leave no leftover behind.
+    await unlink(temp).catch(() => {});
+    throw error;
   }
-  await rename(temp, join(dir, name));
   await syncDirectory(dir);
 }
 

@@ -137,6 +137,34 @@ describe('summarizeEnvelope', () => {
     expect(summarizeEnvelope(bytes, 'id').event?.message.length).toBeLessThan(600);
     expect(eventDetailOf(bytes, 'id')?.message).toBe(long);
   });
+
+  it('counts item types from hostile envelopes safely', () => {
+    const bytes = envelopeBytes({}, [
+      { header: { type: 'constructor' }, payload: '{}' },
+      { header: { type: '__proto__' }, payload: '{}' },
+      { header: { type: 'x'.repeat(5000) }, payload: '{}' },
+      { header: { type: 7 }, payload: '{}' },
+      { header: { type: 'session' }, payload: '{}' },
+    ]);
+    const { itemCounts } = summarizeEnvelope(bytes, 'id');
+    expect({ ...itemCounts }).toEqual({ constructor: 1, other: 3, session: 1 });
+  });
+
+  it('clips label fields an envelope could make huge', () => {
+    const huge = 'y'.repeat(100_000);
+    const event = {
+      ...errorEvent(),
+      level: huge,
+      environment: huge,
+      release: huge,
+      tags: { digest: huge },
+    };
+    const bytes = envelopeBytes({}, [{ header: { type: 'event' }, payload: event }]);
+    const summary = summarizeEnvelope(bytes, 'id').event;
+    for (const field of ['level', 'environment', 'release', 'digest'] as const) {
+      expect(summary?.[field]?.length).toBeLessThan(600);
+    }
+  });
 });
 
 describe('eventDetailOf', () => {
