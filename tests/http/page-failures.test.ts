@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
 import { isEntryName } from '../../app/server/inbox/inbox-file-names';
 import { type FakeSentry, type ReceivedRequest, startFakeSentry } from '../fixtures/fake-sentry';
+import { BROWSER_USER_AGENT } from '../support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 
 // Markers planted in the thrown messages (see the example routes): stand-ins for secrets.
@@ -228,6 +229,26 @@ describe('with example routes and a Sentry DSN', () => {
     const other = await fetch(`${server.url}/about`, { signal: AbortSignal.timeout(10_000) });
     expect(other.status).toBe(200);
     await other.text();
+  });
+
+  it('a visitor who leaves mid-stream is not logged as a failure', async () => {
+    const before = failureLog(server).length;
+    // The home page streams its slow health section after the shell: leave after the shell.
+    const client = new AbortController();
+    const response = await fetch(`${server.url}/`, {
+      signal: client.signal,
+      headers: { 'user-agent': BROWSER_USER_AGENT },
+    });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    client.abort();
+    await reader?.cancel().catch(() => {});
+    // A failure logged after it marks the point where the server has dealt with the abort.
+    const digest = digestInPage(
+      await (await fetch(`${server.url}/sentry-example-page/ssr-error`)).text(),
+    );
+    await logOf(server, digest);
+    expect(failureLog(server).length).toBe(before + 1);
   });
 
   it('not-found is a 404 and not logged as an error', async () => {

@@ -15,6 +15,7 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
+import { abortWhenClientLeaves } from './client-gone.server';
 import { dropEmptyLazyComponents } from './empty-lazy-components.server';
 import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';
@@ -39,17 +40,20 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     // Crawlers get the finished page in one piece (as Start's own handler does): no fallbacks
     // waiting for streamed-in content that a crawler without JavaScript would never see.
     const waitForAll = isbot(request.headers.get('user-agent'));
+    const signal = abortWhenClientLeaves();
     const rendered = await renderPage(
       <StartServer router={router} />,
-      { signal: request.signal, waitForAll },
+      { signal, waitForAll },
       (error) => {
         // A visitor who went away is not a failure of the page.
-        if (request.signal.aborted) return undefined;
+        if (signal.aborted) return undefined;
         renderFailed = true;
         return renderFailure(error).digest;
       },
     );
     if ('error' in rendered) {
+      // Nobody is waiting for this page: nothing failed, nothing to answer.
+      if (signal.aborted) return new Response(null, { status: 204, headers: responseHeaders });
       // The shell itself failed: no document to stream, answer a minimal one.
       const { digest } = renderFailure(rendered.error);
       responseHeaders.set('Content-Type', 'text/html; charset=UTF-8');
