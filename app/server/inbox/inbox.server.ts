@@ -154,6 +154,9 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
       const entries = newestFirst(all).slice(0, limit);
       const present = new Set(entries);
       for (const name of summaries.keys()) if (!present.has(name)) summaries.delete(name);
+      // Names reported once stay quiet while they exist; gone ones need no memory.
+      const existing = new Set(all);
+      for (const name of reported) if (!existing.has(name)) reported.delete(name);
       // Only files not seen before are read; the rest come from the cache.
       const unseen = entries.filter((name) => !summaries.has(name));
       for (let start = 0; start < unseen.length; start += READ_CONCURRENCY) {
