@@ -67,6 +67,17 @@ test('a page load of an unknown path sends no spans at all', async ({ page }) =>
   expect(spanEnvelopes()).toHaveLength(0);
 });
 
+// The tracing integration names these after the last route that matched: `/about` for
+// `/about/nope`; `/errors` (404 with SENTRY_DSN set) and `/sentry-example-page` (404 without
+// example routes) are routes whose loader or beforeLoad throws notFound().
+for (const path of ['/about/nope', '/errors']) {
+  test(`a page load of the not-found page at ${path} sends no spans`, async ({ page }) => {
+    await loadAndLetTimePass(page, path);
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    expect(spanEnvelopes()).toHaveLength(0);
+  });
+}
+
 test('a page load cut short by hiding the tab sends no spans', async ({ page }) => {
   await loadAndLetTimePass(page, '/', () =>
     page.evaluate(() => {
