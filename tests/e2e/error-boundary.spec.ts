@@ -104,6 +104,30 @@ test('a failing server function is not reported again by the browser', async ({ 
   expect(events.filter((message) => message !== 'control after the server function')).toEqual([]);
 });
 
+test('a render failure during SSR shows the server view with its digest and is not reported by the browser', async ({
+  page,
+}) => {
+  const consoleErrors = watchConsole(page);
+  const events = watchEventEnvelopes(page);
+  const response = await page.goto(`${server.url}/sentry-example-page?example-failure=render`);
+  expect(response?.status()).toBe(500);
+  const html = (await response?.text()) ?? '';
+  // React streams the failed boundary as a client-render marker carrying the server's digest.
+  const serverDigest = /data-dgst="([0-9a-f]{10})"/.exec(html)?.[1];
+  expect(serverDigest).toBeDefined();
+  await waitForSentryClient(page);
+  await waitForHydration(page);
+  await expect(page.getByText(SERVER_FAILURE_MESSAGE)).toBeVisible();
+  await expect(page.getByTestId('error-digest')).toHaveText(`Digest: ${serverDigest}`);
+  await expect(page.getByText(CLIENT_FAILURE_MESSAGE)).toHaveCount(0);
+
+  await sendControlError(page, 'control after the SSR render failure');
+  expect(events.filter((message) => message !== 'control after the SSR render failure')).toEqual(
+    [],
+  );
+  expect(consoleErrors.filter((text) => HYDRATION_ERROR.test(text))).toEqual([]);
+});
+
 test('"Throw render error" shows the client-side message, and the app recovers', async ({
   page,
 }) => {
