@@ -6,7 +6,12 @@ import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 
 const router = createRouter();
-startBrowserMonitoring(router);
+try {
+  startBrowserMonitoring(router);
+} catch (error) {
+  // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
+  console.error('[monitoring] browser monitoring did not start', error);
+}
 
 hydrateRoot(
   document,

@@ -1,7 +1,8 @@
 import { type ErrorComponentProps, Link, useRouter } from '@tanstack/react-router';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { describeFailure } from '../monitoring/failure-view';
 import { reportClientError } from '../monitoring/report-client-error';
+import { serverRenderDigestIn } from '../monitoring/server-render-digest';
 
 /**
  * The root error boundary's fallback (root route's errorComponent and the router's
@@ -21,7 +22,11 @@ export interface ErrorFallbackViewProps {
 
 export function ErrorFallbackView({ error, reset, development }: ErrorFallbackViewProps) {
   const router = useRouter();
-  const view = describeFailure(error, development);
+  // Read once, when the fallback first renders: the server's marker is gone after this commit.
+  const [serverRenderDigest] = useState(() =>
+    typeof document === 'undefined' ? undefined : serverRenderDigestIn(document),
+  );
+  const view = describeFailure(error, development, serverRenderDigest);
 
   useEffect(() => {
     // Server failures were reported on the server; the browser reports its own, once.

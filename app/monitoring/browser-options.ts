@@ -15,8 +15,8 @@ import { dropSegmentsIntegration } from './drop-segments';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 import {
   EXTENSION_URLS,
-  isIncompleteRouterSegment,
   isNoiseEvent,
+  isUnwantedRouterSegment,
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
@@ -46,7 +46,7 @@ export function browserOptions(config: PublicConfig, router: TracedRouter): Brow
     tracesSampleRate: config.tracesSampleRate,
     integrations: [
       tanstackRouterBrowserTracingIntegration(router),
-      dropSegmentsIntegration(isIncompleteRouterSegment),
+      dropSegmentsIntegration(isUnwantedRouterSegment, router),
     ],
     // Envelopes that cannot be sent (offline, network error) wait in IndexedDB and are
     // retried with back-off, when the browser comes back online, and at the next page load.

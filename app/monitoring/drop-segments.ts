@@ -7,9 +7,18 @@
  * the transport sees it (`beforeEnvelope`). The SDK builds every envelope; we only remove items.
  * Children flushed before their segment ended (segments longer than the SDK's 5 s span flush)
  * cannot be recalled; they arrive without their segment. See docs/decisions/0401-incomplete-segments.md.
+ *
+ * Given the router, it also marks a page load or navigation segment that ends while the router
+ * shows the not-found page (`NOT_FOUND_SEGMENT_ATTRIBUTE`), so `shouldDrop` can drop it: the tracing
+ * integration names those after the last route that matched (`/about/nope` is `/about`), so
+ * neither the name nor `ignoreSpans` can tell. Checked when the segment ends, because Router
+ * 1.120 emits no `onResolved` when it hydrates a page load; a segment that ends while a later
+ * navigation runs was cancelled by it, and is dropped as incomplete anyway.
+ * See docs/decisions/0500-not-found-segments-by-router-state.md.
  */
 import type { Envelope, Integration, StreamedSpanJSON } from '@sentry/core';
-import type { SegmentSummary } from './filters';
+import { NOT_FOUND_SEGMENT_ATTRIBUTE, ROUTER_SEGMENT_OPS, type SegmentSummary } from './filters';
+import { type RouterMatchesSource, showsNotFound } from './router-not-found';
 
 const SEGMENT_ID = 'sentry.segment.id';
 const OP = 'sentry.op';
@@ -18,12 +27,14 @@ const MAX_REMEMBERED = 100;
 
 export function dropSegmentsIntegration(
   shouldDrop: (segment: SegmentSummary) => boolean,
+  router?: RouterMatchesSource,
 ): Integration {
   return {
     name: 'DropSegments',
     setup(client) {
       const dropped = new Set<string>();
       client.on('processSegmentSpan', (span: StreamedSpanJSON) => {
+        if (router) markNotFound(span, router);
         if (!shouldDrop(segmentSummaryOf(span))) return;
         dropped.add(span.span_id);
         if (dropped.size > MAX_REMEMBERED) dropped.delete(dropped.values().next().value as string);
@@ -33,6 +44,20 @@ export function dropSegmentsIntegration(
       });
     },
   };
+}
+
+/** Marks the finished segment when it is a router segment and the router shows not-found. */
+export function markNotFound(span: StreamedSpanJSON, router: RouterMatchesSource): void {
+  const op = plainValue(span.attributes?.[OP]);
+  if (typeof op !== 'string' || !ROUTER_SEGMENT_OPS.includes(op)) return;
+  if (!showsNotFound(router.state.matches)) return;
+  span.attributes = { ...span.attributes, [NOT_FOUND_SEGMENT_ATTRIBUTE]: true };
+}
+
+function plainValue(attribute: unknown): unknown {
+  return typeof attribute === 'object' && attribute !== null && 'value' in attribute
+    ? attribute.value
+    : attribute;
 }
 
 export function segmentSummaryOf(span: StreamedSpanJSON): SegmentSummary {

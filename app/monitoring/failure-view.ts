@@ -20,9 +20,17 @@ export interface FailureView {
   detail?: { message: string; stack?: string };
 }
 
-/** Never throws, whatever was thrown (a string, null, an object without message, a Proxy…). */
-export function describeFailure(error: unknown, development: boolean): FailureView {
-  const digest = safely(() => digestOf(error));
+/**
+ * Never throws, whatever was thrown (a string, null, an object without message, a Proxy…).
+ * `serverRenderDigest`: the digest of a server render failure that the browser is rendering
+ * again (see server-render-digest.ts); an error without a digest of its own is that failure.
+ */
+export function describeFailure(
+  error: unknown,
+  development: boolean,
+  serverRenderDigest?: string,
+): FailureView {
+  const digest = safely(() => digestOf(error)) ?? serverRenderDigest;
   const view: FailureView = digest
     ? { side: 'server', message: SERVER_FAILURE_MESSAGE, digest }
     : { side: 'client', message: CLIENT_FAILURE_MESSAGE };
@@ -34,7 +42,7 @@ export function describeFailure(error: unknown, development: boolean): FailureVi
   return view;
 }
 
-function digestOf(error: unknown): string | undefined {
+export function digestOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const digest = (error as { digest?: unknown }).digest;
   return typeof digest === 'string' && DIGEST.test(digest) ? digest : undefined;

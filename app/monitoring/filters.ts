@@ -122,6 +122,22 @@ export function isIncompleteRouterSegment(segment: SegmentSummary): boolean {
   return typeof reason !== 'string' || !SETTLED_FINISH_REASONS.includes(reason);
 }
 
+/** Marked by drop-segments.ts on a router segment that ended on the not-found page. */
+export const NOT_FOUND_SEGMENT_ATTRIBUTE = 'app.not_found';
+
+/**
+ * The not-found page's segment when a route did match a prefix of the path (`/about/nope` is
+ * named `/about`) or threw `notFound()`: the router's state decides, not the segment's name.
+ */
+export function isNotFoundRouterSegment(segment: SegmentSummary): boolean {
+  return segment.attributes[NOT_FOUND_SEGMENT_ATTRIBUTE] === true;
+}
+
+/** What the segment filter drops when the segment ends. */
+export function isUnwantedRouterSegment(segment: SegmentSummary): boolean {
+  return isIncompleteRouterSegment(segment) || isNotFoundRouterSegment(segment);
+}
+
 /** The SDK's filter object type for `ignoreSpans` (not exported by name). */
 type IgnoreSpanFilter = Exclude<NonNullable<ClientOptions['ignoreSpans']>[number], string | RegExp>;
 

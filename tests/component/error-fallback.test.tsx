@@ -100,6 +100,21 @@ describe('ErrorFallback', () => {
     expect(reportClientError).not.toHaveBeenCalled();
   });
 
+  it('shows a server render failure the browser rendered again as the server view, unreported', async () => {
+    // What React's streaming SSR leaves for a boundary that failed on the server.
+    const marker = document.createElement('template');
+    marker.setAttribute('data-dgst', '1129046e5f');
+    document.body.append(marker);
+    try {
+      await renderFallback(secretError());
+      expect(screen.getByText(SERVER_FAILURE_MESSAGE)).toBeTruthy();
+      expect(screen.getByTestId('error-digest').textContent).toBe('Digest: 1129046e5f');
+      expect(reportClientError).not.toHaveBeenCalled();
+    } finally {
+      marker.remove();
+    }
+  });
+
   it.each([
     ['a thrown string', 'just a string'],
     ['null', null],

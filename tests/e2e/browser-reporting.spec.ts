@@ -175,6 +175,9 @@ test('an error thrown 101 calls deep arrives with the 50 frames nearest to the t
 test('with the ingest holding requests open, a burst of 100 errors delivers 64 and drops the rest', async ({
   page,
 }) => {
+  // 64 held requests through Chrome's 6 connections per host: about 11 rounds of the tunnel's
+  // 1.5 s timeout, on top of the page load.
+  test.setTimeout(120_000);
   const tunnel = await openApp(page);
   await spendFirstError(page, tunnel);
   ingest.behave({ kind: 'hang' });

@@ -67,6 +67,43 @@ test('a page load of an unknown path sends no spans at all', async ({ page }) =>
   expect(spanEnvelopes()).toHaveLength(0);
 });
 
+// The tracing integration names these after the last route that matched: `/about` for
+// `/about/nope`; `/errors` (404 with SENTRY_DSN set) and `/sentry-example-page` (404 without
+// example routes) are routes whose loader or beforeLoad throws notFound().
+for (const path of ['/about/nope', '/errors']) {
+  test(`a page load of the not-found page at ${path} sends no spans`, async ({ page }) => {
+    await loadAndLetTimePass(page, path);
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    expect(spanEnvelopes()).toHaveLength(0);
+  });
+}
+
+test('a navigation to the not-found page sends no spans, while the page load before it does', async ({
+  page,
+}) => {
+  await loadAndLetTimePass(page, '/', async () => {
+    await page.clock.runFor('00:40');
+    // After hydrating, Router 1.120 has no resolved location yet, so Sentry starts no span for
+    // the first navigation: this one only sets the scene.
+    await page.getByRole('link', { name: 'How errors are handled' }).click();
+    await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
+    await page.clock.runFor('00:40');
+    // No link leads to a missing page: push the URL as a link click would.
+    await page.evaluate(() => {
+      const index = (history.state?.__TSR_index ?? 0) + 1;
+      history.pushState({ __TSR_index: index, key: 'nope', __TSR_key: 'nope' }, '', '/about/nope');
+    });
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  });
+  const routerSegments = () =>
+    segments()
+      .filter((segment) =>
+        ['pageload', 'navigation'].includes(String(segment.attributes['sentry.op'])),
+      )
+      .map((segment) => `${segment.attributes['sentry.op']} ${segment.name}`);
+  await expect.poll(routerSegments).toEqual(['pageload /']);
+});
+
 test('a page load cut short by hiding the tab sends no spans', async ({ page }) => {
   await loadAndLetTimePass(page, '/', () =>
     page.evaluate(() => {

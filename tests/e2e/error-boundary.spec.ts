@@ -5,7 +5,10 @@
  */
 import { expect, type Page, test } from '@playwright/test';
 import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
+import type { ReceivedRequest } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { errorEvents } from './support/envelopes';
+import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 let server: BuiltServer;
 
@@ -35,6 +38,95 @@ async function waitForHydration(page: Page): Promise<void> {
   );
   await page.waitForLoadState('networkidle');
 }
+
+/**
+ * The messages of the error events the page sends to the tunnel, as they leave (one per
+ * envelope whose body contains `"type":"event"`).
+ */
+function watchEventEnvelopes(page: Page): string[] {
+  const messages: string[] = [];
+  page.on('request', (request) => {
+    const body = request.postDataBuffer();
+    if (new URL(request.url()).pathname !== '/monitoring' || !body) return;
+    if (!body.includes('"type":"event"')) return;
+    messages.push(...errorEvents([{ body } as ReceivedRequest]).map((event) => event.message));
+  });
+  return messages;
+}
+
+/**
+ * Sends a control error and waits until the tunnel has stored it: events are sent in order, so
+ * whatever the SDK was going to send about an earlier failure has been sent by then.
+ */
+async function sendControlError(page: Page, message: string): Promise<void> {
+  const stored = page.waitForResponse(
+    (response) =>
+      new URL(response.url()).pathname === '/monitoring' &&
+      (response.request().postData() ?? '').includes(message),
+  );
+  await throwInPage(page, message);
+  expect((await stored).status()).toBe(200);
+}
+
+test('"Throw render error" is reported exactly once', async ({ page }) => {
+  const events = watchEventEnvelopes(page);
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForSentryClient(page);
+  await waitForHydration(page);
+  await page.getByRole('button', { name: 'Throw render error' }).click();
+  await expect(page.getByText(CLIENT_FAILURE_MESSAGE)).toBeVisible();
+  const renderErrors = () => events.filter((message) => message.includes('render-secret-5e7f'));
+  await expect.poll(() => renderErrors().length).toBe(1);
+
+  await sendControlError(page, 'control after the render error');
+  expect(renderErrors()).toHaveLength(1);
+});
+
+test('a loader failing during SSR is not reported again by the browser', async ({ page }) => {
+  const events = watchEventEnvelopes(page);
+  await page.goto(`${server.url}/sentry-example-page/ssr-error`);
+  await expect(page.getByText(SERVER_FAILURE_MESSAGE)).toBeVisible();
+  await waitForSentryClient(page);
+
+  await sendControlError(page, 'control after the SSR failure');
+  expect(events.filter((message) => message !== 'control after the SSR failure')).toEqual([]);
+});
+
+test('a failing server function is not reported again by the browser', async ({ page }) => {
+  const events = watchEventEnvelopes(page);
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForSentryClient(page);
+  await waitForHydration(page);
+  await page.getByRole('button', { name: 'Call failing server function' }).click();
+  await expect(page.getByRole('status')).toHaveText(/^The server function failed, digest /);
+
+  await sendControlError(page, 'control after the server function');
+  expect(events.filter((message) => message !== 'control after the server function')).toEqual([]);
+});
+
+test('a render failure during SSR shows the server view with its digest and is not reported by the browser', async ({
+  page,
+}) => {
+  const consoleErrors = watchConsole(page);
+  const events = watchEventEnvelopes(page);
+  const response = await page.goto(`${server.url}/sentry-example-page?example-failure=render`);
+  expect(response?.status()).toBe(500);
+  const html = (await response?.text()) ?? '';
+  // React streams the failed boundary as a client-render marker carrying the server's digest.
+  const serverDigest = /data-dgst="([0-9a-f]{10})"/.exec(html)?.[1];
+  expect(serverDigest).toBeDefined();
+  await waitForSentryClient(page);
+  await waitForHydration(page);
+  await expect(page.getByText(SERVER_FAILURE_MESSAGE)).toBeVisible();
+  await expect(page.getByTestId('error-digest')).toHaveText(`Digest: ${serverDigest}`);
+  await expect(page.getByText(CLIENT_FAILURE_MESSAGE)).toHaveCount(0);
+
+  await sendControlError(page, 'control after the SSR render failure');
+  expect(events.filter((message) => message !== 'control after the SSR render failure')).toEqual(
+    [],
+  );
+  expect(consoleErrors.filter((text) => HYDRATION_ERROR.test(text))).toEqual([]);
+});
 
 test('"Throw render error" shows the client-side message, and the app recovers', async ({
   page,
@@ -98,4 +190,19 @@ test('a failing root beforeLoad stays an error page after hydration', async ({ p
   await page.getByRole('link', { name: 'Go to the home page' }).click();
   await expect(page).toHaveURL(`${server.url}/`);
   await expect(page.getByTestId('monitoring-mode')).toBeVisible();
+});
+
+test('after a failing root beforeLoad, errors in the same tab are reported again from the next page', async ({
+  page,
+}) => {
+  // The page has no public config: the root's loader never ran.
+  await page.goto(`${server.url}/about?example-failure=root-before-load`);
+  await waitForHydration(page);
+  await expect(page.getByText(SERVER_FAILURE_MESSAGE)).toBeVisible();
+  await expect(page.locator('script#public-config')).toHaveCount(0);
+
+  await page.getByRole('link', { name: 'Go to the home page' }).click();
+  await expect(page.getByTestId('monitoring-mode')).toBeVisible();
+  await waitForSentryClient(page);
+  await sendControlError(page, 'reported after the root failure');
 });

@@ -7,16 +7,22 @@ import { errorEnvelope } from '../fixtures/inbox-envelopes';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import { seedInbox } from '../support/seed-inbox';
 
-const HOSTILE = '<script>window.__pwned=1</script>';
+// Two ways in if the page ever rendered event text as HTML: a script, and an event handler.
+const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">';
 const EVENT_ID = 'abcdef0123456789abcdef0123456789';
 
 let server: BuiltServer;
 
-test.beforeAll(async () => {
+/** A server of its own over an inbox holding the one hostile event. */
+function startSeededServer(): Promise<BuiltServer> {
   const dir = seedInbox([
     errorEnvelope({ eventId: EVENT_ID, type: 'TypeError', message: `Hostile ${HOSTILE}` }),
   ]);
-  server = await startBuiltServer({ MONITORING_INBOX_DIR: dir });
+  return startBuiltServer({ MONITORING_INBOX_DIR: dir });
+}
+
+test.beforeAll(async () => {
+  server = await startSeededServer();
 });
 
 test.afterAll(async () => {
@@ -48,7 +54,9 @@ async function hydrated(page: Page) {
   await page.waitForLoadState('networkidle');
 }
 
-test('shows a <script> in an event message as text and never runs it', async ({ page }) => {
+test('shows a <script> and an <img onerror> in an event message as text and never runs them', async ({
+  page,
+}) => {
   const errors = collectConsoleErrors(page);
   await page.goto(`${server.url}/errors`);
   await hydrated(page);
@@ -76,8 +84,18 @@ test('opens the detail view by clicking the event', async ({ page }) => {
 });
 
 test('clears the inbox only after a confirmation', async ({ page }) => {
+  // Its own server: clearing must not empty the inbox the other tests read.
+  const own = await startSeededServer();
+  try {
+    await clearOwnInbox(page, own);
+  } finally {
+    await own.stop();
+  }
+});
+
+async function clearOwnInbox(page: Page, own: BuiltServer): Promise<void> {
   const errors = collectConsoleErrors(page);
-  await page.goto(`${server.url}/errors`);
+  await page.goto(`${own.url}/errors`);
   await hydrated(page);
   await page.getByRole('link', { name: 'Clear the inbox…' }).click();
   // The seeded event, and what the browser SDK itself sent since (its page-load traces).
@@ -90,4 +108,4 @@ test('clears the inbox only after a confirmation', async ({ page }) => {
   await expect(page.getByRole('status')).toHaveText(/^Inbox cleared: \d+ envelopes? deleted\.$/);
   await expect(page.getByText('No errors captured yet.')).toBeVisible();
   expect(errors).toEqual([]);
-});
+}

@@ -1,6 +1,11 @@
 import type { Envelope, StreamedSpanJSON } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { removeSegmentSpans, segmentSummaryOf } from '../../../app/monitoring/drop-segments';
+import {
+  markNotFound,
+  removeSegmentSpans,
+  segmentSummaryOf,
+} from '../../../app/monitoring/drop-segments';
+import { isNotFoundRouterSegment, isUnwantedRouterSegment } from '../../../app/monitoring/filters';
 
 const span = (id: string, segmentId: string) => ({
   span_id: id,
@@ -75,5 +80,36 @@ describe('segmentSummaryOf', () => {
         'browser.web_vital.ttfb.value': 12,
       },
     });
+  });
+});
+
+describe('markNotFound', () => {
+  const segment = (op: string) =>
+    ({
+      name: '/about',
+      span_id: 's',
+      is_segment: true,
+      attributes: { 'sentry.op': op, 'sentry.idle_span_finish_reason': 'idleTimeout' },
+    }) as unknown as StreamedSpanJSON;
+  const router = (matches: Array<{ status: string; globalNotFound?: boolean }>) => ({
+    state: { matches },
+  });
+
+  it.each([
+    ['a page load ending on the not-found page', 'pageload', [{ status: 'notFound' }], true],
+    [
+      'a navigation ending on a fuzzy not-found',
+      'navigation',
+      [{ status: 'success', globalNotFound: true }],
+      true,
+    ],
+    ['a page load of a found page', 'pageload', [{ status: 'success' }], false],
+    ['a span that is not a router segment', 'http.client', [{ status: 'notFound' }], false],
+  ])('%s: dropped %s', (_name, op, matches, dropped) => {
+    const span = segment(op);
+    markNotFound(span, router(matches));
+    const summary = segmentSummaryOf(span);
+    expect(isNotFoundRouterSegment(summary)).toBe(dropped);
+    expect(isUnwantedRouterSegment(summary)).toBe(dropped);
   });
 });
