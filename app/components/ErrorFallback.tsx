@@ -48,7 +48,11 @@ export function ErrorFallbackView({ error, reset, development }: ErrorFallbackVi
         <button type="button" onClick={tryAgain}>
           Try again
         </button>{' '}
-        <Link to="/">Go to the home page</Link>
+        {/* After a server-side failure the page's router state is partial (a failed root
+            beforeLoad leaves child routes without their data): start home from a fresh load. */}
+        <Link to="/" reloadDocument={view.side === 'server'}>
+          Go to the home page
+        </Link>
       </p>
       {view.detail ? (
         <section aria-label="Development details" className="dev-details">

@@ -178,18 +178,22 @@ test('a loader failing during SSR shows the server-side message and digest after
 
 test('a failing root beforeLoad stays an error page after hydration', async ({ page }) => {
   const consoleErrors = watchConsole(page);
-  const response = await page.goto(`${server.url}/about?example-failure=root-before-load`);
+  // On / itself: the home route's match then exists in the browser without its data.
+  const response = await page.goto(`${server.url}/?example-failure=root-before-load`);
   expect(response?.status()).toBe(500);
   await waitForHydration(page);
   await expect(page.getByText(SERVER_FAILURE_MESSAGE)).toBeVisible();
   await expect(page.getByTestId('error-digest')).toHaveText(/^Digest: [0-9a-f]{10}$/);
   // Before the fix the browser hydrated the child page over the error (React #418).
-  await expect(page.getByRole('heading', { name: 'How errors are handled' })).toHaveCount(0);
+  await expect(page.getByTestId('monitoring-mode')).toHaveCount(0);
   expect(consoleErrors.filter((text) => HYDRATION_ERROR.test(text))).toEqual([]);
 
+  // Without preloading on hover, a client-side move home rendered that empty match and failed
+  // ("a client-side exception"); the link home starts from a fresh load instead.
   await page.getByRole('link', { name: 'Go to the home page' }).click();
   await expect(page).toHaveURL(`${server.url}/`);
   await expect(page.getByTestId('monitoring-mode')).toBeVisible();
+  await expect(page.getByText(CLIENT_FAILURE_MESSAGE)).toHaveCount(0);
 });
 
 test('after a failing root beforeLoad, errors in the same tab are reported again from the next page', async ({
@@ -201,7 +205,8 @@ test('after a failing root beforeLoad, errors in the same tab are reported again
   await expect(page.getByText(SERVER_FAILURE_MESSAGE)).toBeVisible();
   await expect(page.locator('script#public-config')).toHaveCount(0);
 
-  await page.getByRole('link', { name: 'Go to the home page' }).click();
+  // The navigation's Home link moves client-side (the fallback's own link reloads the page).
+  await page.getByRole('navigation').getByRole('link', { name: 'Home' }).click();
   await expect(page.getByTestId('monitoring-mode')).toBeVisible();
   await waitForSentryClient(page);
   await sendControlError(page, 'reported after the root failure');
