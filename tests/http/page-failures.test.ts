@@ -201,6 +201,13 @@ describe('with example routes and a Sentry DSN', () => {
     expect(log[0]?.message).toContain(marker);
     const event = await sentryEventFor(sentry, error.digest);
     expect(event.tags?.digest).toBe(error.digest);
+    // Logged once: our JSON line is the only output about it (Start's own handler prints
+    // "Server Fn Error!" and the error for failures it answers itself).
+    const mentions = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(error.digest) || line.includes('Server Fn Error'));
+    expect(mentions).toHaveLength(1);
   });
 
   it('invalid server function input answers 500 without the validation issues or input', async () => {

@@ -5,7 +5,7 @@
  * bundle by Start's compiler, and with it the server-only imports.
  */
 import { isNotFound, isRedirect } from '@tanstack/react-router';
-import { createMiddleware } from '@tanstack/react-start';
+import { createMiddleware, startSerializer } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import { captureServerFailure } from './record-failure.server';
 
@@ -14,13 +14,27 @@ export const serverFunctionFailures = createMiddleware().server(async ({ next, f
     return await next();
   } catch (error) {
     if (isRedirect(error) || isNotFound(error) || error instanceof Response) throw error;
-    throw captureServerFailure(error, {
+    const request = requestOf();
+    const publicError = captureServerFailure(error, {
       phase: 'server-function',
       route: functionId,
-      ...requestOf(),
+      ...request,
     });
+    // Called over HTTP: answer here, as Start's handler would (500, the serialised error), so
+    // that its handler does not print the failure a second time ("Server Fn Error!"). Called
+    // in-process by a loader during SSR: throw, and the route's failure handling takes over.
+    if (request.url?.startsWith(SERVER_FUNCTION_BASE)) {
+      throw new Response(startSerializer.stringify(publicError), {
+        status: 500,
+        headers: { 'Content-Type': 'application/json' },
+      });
+    }
+    throw publicError;
   }
 });
+
+/** Where Start 1.120 serves server functions over HTTP (the `server` router's base). */
+const SERVER_FUNCTION_BASE = '/_server';
 
 /** The HTTP request behind this call (the page's request when a loader calls it during SSR). */
 function requestOf(): { method: string; url?: string } {
