@@ -5,7 +5,7 @@
 import { expect, type Page, type Request, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorEvents, errorMessages, parseEnvelope } from './support/envelopes';
+import { errorEvents, errorMessages, parseEnvelope } from '../support/received-envelopes';
 import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 

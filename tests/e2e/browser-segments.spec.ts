@@ -6,7 +6,7 @@
 import { expect, type Page, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorMessages, spans } from './support/envelopes';
+import { errorMessages, spans } from '../support/received-envelopes';
 import { captureInPage, waitForSentryClient } from './support/page-sdk';
 
 let ingest: FakeSentry;

@@ -7,7 +7,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
 import type { ReceivedRequest } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorEvents } from './support/envelopes';
+import { errorEvents } from '../support/received-envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 let server: BuiltServer;

@@ -6,7 +6,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
 import { startFakeSentry } from '../fixtures/fake-sentry';
 import { startBuiltServer } from '../support/built-server';
-import { errorMessages } from './support/envelopes';
+import { errorMessages } from '../support/received-envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 async function publicConfigOf(page: Page): Promise<Record<string, unknown>> {

@@ -11,6 +11,7 @@ import { isEntryName } from '../../app/server/inbox/inbox-file-names';
 import { type FakeSentry, type ReceivedRequest, startFakeSentry } from '../fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '../support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { parseEnvelope } from '../support/received-envelopes';
 
 // Markers planted in the thrown messages (see the example routes): stand-ins for secrets.
 const SSR_SECRET = 'ssr-loader-secret-4b1d';
@@ -50,17 +51,13 @@ interface SentryEvent {
 
 /** The event items of the envelopes a fake ingest received. */
 function eventsIn(requests: ReceivedRequest[]): SentryEvent[] {
-  return requests.flatMap((request) => eventsOfEnvelope(request.body.toString('utf8')));
+  return requests.flatMap((request) => eventsOfEnvelope(request.body));
 }
 
-function eventsOfEnvelope(text: string): SentryEvent[] {
-  const [, ...rest] = text.split('\n');
-  const events: SentryEvent[] = [];
-  for (let i = 0; i + 1 < rest.length; i += 2) {
-    const itemHeader = JSON.parse(rest[i] as string);
-    if (itemHeader.type === 'event') events.push(JSON.parse(rest[i + 1] as string));
-  }
-  return events;
+function eventsOfEnvelope(body: Buffer): SentryEvent[] {
+  return parseEnvelope(body)
+    .items.filter((item) => item.header.type === 'event')
+    .map((item) => item.payload as SentryEvent);
 }
 
 async function sentryEventFor(sentry: FakeSentry, digest: string) {
@@ -294,7 +291,7 @@ describe('in local inbox mode', () => {
       // Finished entries only: a write in progress is a temp file that is renamed when done.
       const found = files
         .filter(isEntryName)
-        .flatMap((file) => eventsOfEnvelope(readFileSync(join(inboxDir, file), 'utf8')))
+        .flatMap((file) => eventsOfEnvelope(readFileSync(join(inboxDir, file))))
         .filter((event) => event.tags?.digest === digest);
       return found.length > 0 ? found : undefined;
     });
