@@ -42,6 +42,30 @@ describe('forwarding', () => {
     expect(received?.headers['content-type']).toBe('text/plain;charset=UTF-8');
   });
 
+  it('sends the Host of the DSN and the client headers Sentry uses, and no others', async () => {
+    const body = textEnvelope(fake.dsn('1'));
+    const answer = await send(tunnel, {
+      body,
+      headers: {
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130',
+        origin: 'https://app.example',
+        referer: 'https://app.example/checkout',
+        cookie: 'session=secret',
+        authorization: 'Bearer secret',
+      },
+    });
+
+    expect(answer.status).toBe(200);
+    const [received] = await fake.waitForRequests(1);
+    expect(received?.headers.host).toBe(new URL(fake.dsn('1')).host);
+    expect(received?.headers['user-agent']).toBe('Mozilla/5.0 (X11; Linux x86_64) Chrome/130');
+    expect(received?.headers.origin).toBe('https://app.example');
+    expect(received?.headers.referer).toBe('https://app.example/checkout');
+    expect(received?.headers['content-length']).toBe(String(body.length));
+    expect(received?.headers.cookie).toBeUndefined();
+    expect(received?.headers.authorization).toBeUndefined();
+  });
+
   it.each([
     ['with Content-Length', false],
     ['chunked, without Content-Length', true],

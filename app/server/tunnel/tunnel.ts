@@ -16,7 +16,7 @@ import type {
 import type { AllowList, Destination } from './allow-list';
 import { HeaderLineScanner, parseEnvelopeHeader } from './envelope-header';
 import { parseTunnelQuery } from './query-schema';
-import type { Upstream } from './upstream';
+import type { HeaderList, Upstream } from './upstream';
 
 export interface TunnelOptions {
   allowList: AllowList;
@@ -36,7 +36,7 @@ export type TunnelHandler = (req: IncomingMessage, res: ServerResponse) => Promi
 /** The headers of Sentry's answer the SDK needs (it reads rate limits on 200s too). */
 const ANSWER_HEADERS = ['content-type', 'content-length', 'retry-after', 'x-sentry-rate-limits'];
 /** Client headers Sentry uses (Origin/Referer for the project's allowed domains). */
-const FORWARDED_HEADERS = ['user-agent', 'origin', 'referer'];
+const FORWARDED_HEADERS = ['user-agent', 'origin', 'referer'] as const;
 /** How much of a rejected body is read and dropped before the connection is closed instead. */
 const DISCARD_AT_LEAST = 8 * 1024 * 1024;
 
@@ -173,15 +173,17 @@ class Exchange {
 
   private forward(destination: Destination, ended: boolean): void {
     const { req, options } = this;
-    const headers: OutgoingHttpHeaders = {
-      'content-type': req.headers['content-type'] ?? 'application/x-sentry-envelope',
-      'x-sentry-forwarded-for': req.socket.remoteAddress ?? '',
-    };
+    const headers: HeaderList = [
+      'content-type',
+      req.headers['content-type'] ?? 'application/x-sentry-envelope',
+      'x-sentry-forwarded-for',
+      req.socket.remoteAddress ?? '',
+    ];
     const length = req.headers['content-length'];
-    if (length !== undefined) headers['content-length'] = length;
+    if (length !== undefined) headers.push('content-length', length);
     for (const name of FORWARDED_HEADERS) {
       const value = req.headers[name];
-      if (value !== undefined) headers[name] = value;
+      if (value !== undefined) headers.push(name, value);
     }
     const upstream = options.upstream.post(destination.envelopeUrl, headers);
     this.upstreamRequest = upstream;
