@@ -12,6 +12,8 @@ export default defineConfig({
       resolve('app/server/startup.server.ts'),
       // POST /monitoring ahead of nitro's per-request work (docs/decisions/0102-tunnel-fast-path.md).
       resolve('app/server/tunnel/fast-path.server.ts'),
+      // Failure reports still on their way get a moment at shutdown.
+      resolve('app/server/failures/flush-on-close.server.ts'),
     ],
   },
 }).then((app) =>

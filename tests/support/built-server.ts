@@ -13,7 +13,10 @@ export interface BuiltServer {
   output(): string;
   /** Waits until the output matches, or fails after `timeoutMs`. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** SIGTERM, then waits for the exit (SIGKILL after 5 s). */
   stop(): Promise<void>;
+  /** The exit code, or null while the process runs. */
+  exitCode(): number | null;
 }
 
 const ENTRY = resolve(import.meta.dirname, '../../.output/server/index.mjs');
@@ -85,6 +88,7 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
     output: () => output,
     waitForOutput,
     stop: () => stopChild(child, exited),
+    exitCode: () => child.exitCode,
   };
 }
 

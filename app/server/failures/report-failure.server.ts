@@ -7,16 +7,21 @@ import { createStackParser, Scope } from '@sentry/core';
 import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
 import { serverConfig } from '../env.server';
 import { reportingDsn } from '../monitoring-mode.server';
+import { processShared } from '../process-shared.server';
 import type { FailureContext } from './log-line';
 import { makeFetchTransport, makeInboxTransport } from './transports.server';
 
-let client: ServerRuntimeClient | undefined;
+// One client per process: the pages' copy of this module reports, the shutdown plugin's
+// copy flushes (see process-shared.server.ts).
+const shared = processShared('server-sentry-client', () => ({
+  client: undefined as ServerRuntimeClient | undefined,
+}));
 
 function sentryClient(): ServerRuntimeClient {
-  if (client) return client;
+  if (shared.client) return shared.client;
   const config = serverConfig();
   const { monitoring } = config;
-  client = new ServerRuntimeClient({
+  const client = new ServerRuntimeClient({
     // In local inbox mode the built-in DSN names no real host: the transport writes to the inbox.
     dsn: reportingDsn(config),
     transport: monitoring.kind === 'sentry' ? makeFetchTransport : makeInboxTransport,
@@ -29,6 +34,7 @@ function sentryClient(): ServerRuntimeClient {
     sendDefaultPii: false,
   });
   client.init();
+  shared.client = client;
   return client;
 }
 
@@ -49,4 +55,15 @@ export function reportServerFailure(error: unknown, digest: string, context: Fai
     // Reporting must never turn one failure into two; the JSON log line already has it.
     console.error(`[monitoring] could not report failure ${digest}:`, reportError);
   }
+}
+
+export type FlushOutcome = 'nothing-reported' | 'sent' | 'timed-out';
+
+/**
+ * Waits until every report of this process has been handed over (Sentry answered, or the
+ * inbox file is written), for at most `timeoutMs`. Called once at shutdown.
+ */
+export async function flushServerReports(timeoutMs: number): Promise<FlushOutcome> {
+  if (!shared.client) return 'nothing-reported';
+  return (await shared.client.flush(timeoutMs)) ? 'sent' : 'timed-out';
 }
