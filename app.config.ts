@@ -4,7 +4,11 @@ import { defineConfig } from '@tanstack/react-start/config';
 export default defineConfig({
   tsr: { appDirectory: 'app' },
   // Hooks that answer before Start renders anything (GET /health).
-  routers: { ssr: { middleware: './app/server/ssr-middleware.server.ts' } },
+  routers: {
+    ssr: { middleware: './app/server/ssr-middleware.server.ts' },
+    // Unknown server function ids answered 404 before Start's handler logs its manifest.
+    server: { middleware: './app/server/server-functions/server-fn-middleware.server.ts' },
+  },
   server: {
     preset: 'node-server',
     // Parse the environment once at start; a bad value stops the server (see env.server.ts).

@@ -13,7 +13,7 @@ export interface BuiltServer {
   output(): string;
   /** Waits until the output matches, or fails after `timeoutMs`. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  /** SIGTERM, then waits for the exit (SIGKILL after 5 s). */
+  /** SIGTERM, then waits for the exit and the end of its output (SIGKILL after 5 s). */
   stop(): Promise<void>;
   /** The exit code, or null while the process runs. */
   exitCode(): number | null;
@@ -52,7 +52,9 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  // 'close', not 'exit': only then has every byte the server printed been read, so a test can
+  // assert on the whole output after stop().
+  const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
 
   const waitForOutput = (pattern: RegExp, timeoutMs = 15_000) =>
     new Promise<string>((done, fail) => {

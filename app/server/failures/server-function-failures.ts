@@ -7,6 +7,7 @@
 import { isNotFound, isRedirect } from '@tanstack/react-router';
 import { createMiddleware, startSerializer } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
+import { SERVER_FUNCTION_BASE } from '../server-functions/server-function-id';
 import { captureServerFailure } from './record-failure.server';
 
 export const serverFunctionFailures = createMiddleware().server(async ({ next, functionId }) => {
@@ -32,9 +33,6 @@ export const serverFunctionFailures = createMiddleware().server(async ({ next, f
     throw publicError;
   }
 });
-
-/** Where Start 1.120 serves server functions over HTTP (the `server` router's base). */
-const SERVER_FUNCTION_BASE = '/_server';
 
 /** The HTTP request behind this call (the page's request when a loader calls it during SSR). */
 function requestOf(): { method: string; url?: string } {
