@@ -40,6 +40,8 @@ function failureLog(server: BuiltServer): LogRecord[] {
 
 async function logOf(server: BuiltServer, digest: string): Promise<LogRecord[]> {
   await server.waitForOutput(new RegExp(`"digest":"${digest}"`));
+  // A second line for the same failure would be on stderr before the barrier's line.
+  await server.stderrBarrier();
   return failureLog(server).filter((record) => record.digest === digest);
 }
 
@@ -262,6 +264,7 @@ describe('with example routes and a Sentry DSN', () => {
     await response.text();
     // A page that loads fine afterwards proves the server moved on; nothing new was logged.
     expect((await fetch(`${server.url}/about`)).status).toBe(200);
+    await server.stderrBarrier();
     expect(failureLog(server).length).toBe(before);
   });
 });

@@ -13,6 +13,12 @@ export interface BuiltServer {
   output(): string;
   /** Waits until the output matches, or fails after `timeoutMs`. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /**
+   * Resolves once everything the server wrote to stderr so far has been read: it makes the
+   * server log a line of its own (a tunnel 403 naming a random project) and waits for it.
+   * Then "logged once" and "logged nothing" hold for all output before the call.
+   */
+  stderrBarrier(): Promise<void>;
   /** SIGTERM, then waits for the exit and the end of its output (SIGKILL after 5 s). */
   stop(): Promise<void>;
   /** The exit code, or null while the process runs. */
@@ -89,6 +95,12 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
     url,
     output: () => output,
     waitForOutput,
+    stderrBarrier: async () => {
+      const project = String(Math.floor(Math.random() * 1e12));
+      const response = await fetch(`${url}/monitoring?o=0&p=${project}`, { method: 'POST' });
+      await response.text();
+      await waitForOutput(new RegExp(`\\[tunnel\\] 403 no allowed DSN for o=0 p=${project}\\b`));
+    },
     stop: () => stopChild(child, exited),
     exitCode: () => child.exitCode,
   };
