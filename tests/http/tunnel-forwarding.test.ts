@@ -83,6 +83,17 @@ describe('forwarding', () => {
     expect(received?.body.equals(body)).toBe(true);
   });
 
+  it('keeps its connections to Sentry alive between envelopes', async () => {
+    const before = fake.connections();
+    for (let i = 0; i < 10; i++) {
+      const answer = await send(tunnel, { body: textEnvelope(fake.dsn('1')) });
+      expect(answer.status).toBe(200);
+    }
+    await fake.waitForRequests(10);
+    // One new connection at most (none when an earlier test left one open), not one each.
+    expect(fake.connections() - before).toBeLessThanOrEqual(1);
+  });
+
   it('forwards for a DSN from SENTRY_TUNNEL_ALLOWED_DSNS to that DSN’s own project', async () => {
     const body = textEnvelope(fake.dsn('2', 'otherkey'));
     const answer = await send(`${server.url}/monitoring?o=0&p=2`, { body });
