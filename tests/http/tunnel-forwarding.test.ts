@@ -2,7 +2,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { binaryEnvelope, chunkedBody, eventId, send, textEnvelope } from '../support/envelopes';
+import {
+  binaryEnvelope,
+  chunkedBody,
+  eventId,
+  send,
+  textEnvelope,
+  until,
+} from '../support/envelopes';
 
 let fake: FakeSentry;
 let server: BuiltServer;
@@ -80,6 +87,22 @@ describe('forwarding', () => {
     expect(answer.status).toBe(200);
     const [received] = await fake.waitForRequests(1);
     expect(received?.body.length).toBe(body.length);
+    expect(received?.body.equals(body)).toBe(true);
+  });
+
+  it('streams: Sentry gets the envelope before the client has finished sending it', async () => {
+    const body = binaryEnvelope(fake.dsn('1'), 300_000);
+    const parts = [body.subarray(0, 1_000), body.subarray(1_000, 150_000), body.subarray(150_000)];
+    // The rest goes out only once the request to Sentry has begun: a tunnel that waited for
+    // the whole body would never begin, and this request would time out.
+    const answer = await send(tunnel, {
+      body: chunkedBody(parts, async (index) => {
+        if (index === 1) await until(() => fake.started() >= 1);
+      }),
+    });
+
+    expect(answer.status).toBe(200);
+    const [received] = await fake.waitForRequests(1);
     expect(received?.body.equals(body)).toBe(true);
   });
 
