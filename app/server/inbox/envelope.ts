@@ -11,6 +11,7 @@
  * Lenient on purpose: the inbox shows what arrived, so a broken item ends the parse
  * with the items read so far instead of throwing.
  */
+import { isRecord } from '../is-record';
 
 export interface EnvelopeItem {
   header: Record<string, unknown>;
@@ -86,8 +87,4 @@ function parseObject(line: Uint8Array): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

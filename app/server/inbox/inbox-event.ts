@@ -3,7 +3,8 @@
  * detail of one event. Pure functions over the bytes; the event payload format is
  * https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
-import { type Envelope, isRecord, payloadJson, splitEnvelope } from './envelope';
+import { isRecord } from '../is-record';
+import { type Envelope, payloadJson, splitEnvelope } from './envelope';
 
 /** Item types listed as events; everything else (sessions, spans, …) is only counted. */
 const LISTED_TYPES = new Set(['event']);

@@ -3,6 +3,7 @@
  * https://develop.sentry.dev/sdk/data-model/envelopes/
  * Framework-free: works on bytes; only the header line is ever decoded, never the items.
  */
+import { isRecord } from '../is-record';
 
 /** The header line must end within this many bytes, as in Sentry's own tunnel. */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -40,12 +41,10 @@ export function parseEnvelopeHeader(line: Uint8Array): EnvelopeHeader {
   } catch {
     return { ok: false, reason: 'envelope header is not JSON' };
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return { ok: false, reason: 'envelope header is not a JSON object' };
-  }
+  if (!isRecord(json)) return { ok: false, reason: 'envelope header is not a JSON object' };
   // Two fields on the hot path of every envelope: plain checks (a schema library cost about a
   // microsecond an envelope here, more than the rest of the check; see docs/decisions/0102).
-  const { dsn, event_id: eventId } = json as { dsn?: unknown; event_id?: unknown };
+  const { dsn, event_id: eventId } = json;
   if (typeof dsn !== 'string' || dsn === '') return { ok: false, reason: NO_DSN };
   return typeof eventId === 'string' ? { ok: true, dsn, eventId } : { ok: true, dsn };
 }
