@@ -57,6 +57,45 @@ const ratio = v.pipe(
   v.transform(Number),
 );
 
+const publicUrl = v.pipe(
+  v.string(),
+  v.trim(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    let url: URL;
+    try {
+      url = new URL(dataset.value);
+    } catch {
+      addIssue({ message: `is not a URL, got "${dataset.value}"` });
+      return NEVER;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      addIssue({ message: `must be an http:// or https:// URL, got "${dataset.value}"` });
+      return NEVER;
+    }
+    return url;
+  }),
+);
+
+/** Host names as a browser sends them in `Host` (name or IP, optional port), lower-cased. */
+const hostList = v.pipe(
+  v.string(),
+  v.transform((list) =>
+    list
+      .split(',')
+      .map((item) => item.trim().toLowerCase())
+      .filter(Boolean),
+  ),
+  v.array(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/,
+        (issue) => `"${issue.input}" is not a host name (a name or IP, with an optional :port)`,
+      ),
+    ),
+  ),
+);
+
 const EnvSchema = v.object({
   // 0 asks for any free port (the tests use it).
   PORT: integer(0, 65535, 3000),
@@ -66,11 +105,20 @@ const EnvSchema = v.object({
   SENTRY_TUNNEL_ALLOWED_DSNS: v.optional(dsnList, ''),
   SENTRY_TUNNEL_MAX_BYTES: integer(1024, 1024 ** 3, 1024 * 1024),
   SENTRY_TUNNEL_TIMEOUT_MS: integer(1, 600_000, 10_000),
+  SENTRY_TUNNEL_BODY_TIMEOUT_MS: integer(1, 600_000, 10_000),
   SENTRY_ENVIRONMENT: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(64))),
   SENTRY_RELEASE: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(200))),
   SENTRY_TRACES_SAMPLE_RATE: v.optional(ratio),
   MONITORING_INBOX_DIR: v.optional(v.pipe(v.string(), v.trim()), '.data/inbox'),
   ENABLE_EXAMPLE_ROUTES: v.optional(flag),
+  // Long enough that guessing is hopeless; it is compared in constant time.
+  MONITORING_INBOX_TOKEN: v.optional(
+    v.pipe(v.string(), v.trim(), v.minLength(16, 'must be at least 16 characters')),
+  ),
+  PUBLIC_URL: v.optional(publicUrl),
+  ALLOWED_HOSTS: v.optional(hostList),
+  // 0 turns load shedding off.
+  LOAD_SHEDDING_LAG_MS: integer(0, 60_000, 100),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
   DEBUG: v.optional(v.string(), ''),
 });
@@ -78,6 +126,15 @@ const EnvSchema = v.object({
 export type MonitoringMode =
   | { kind: 'local-inbox'; inboxDir: string }
   | { kind: 'sentry'; dsn: Dsn };
+
+/**
+ * Who may read and clear the local inbox: anyone (development), requests from this machine
+ * only (production), or visitors who signed in with MONITORING_INBOX_TOKEN.
+ */
+export type InboxAccess =
+  | { kind: 'open' }
+  | { kind: 'loopback' }
+  | { kind: 'token'; token: string };
 
 export interface ServerConfig {
   port: number;
@@ -93,10 +150,24 @@ export interface ServerConfig {
   tunnelDebug: boolean;
   tunnelMaxBytes: number;
   tunnelTimeoutMs: number;
+  /** How long the whole envelope may take to arrive (then 408). */
+  tunnelBodyTimeoutMs: number;
   environment: string;
   release: string;
   tracesSampleRate: number;
   exampleRoutes: boolean;
+  inboxAccess: InboxAccess;
+  /** PUBLIC_URL, when set: the app's address as visitors see it. */
+  publicUrl?: URL;
+  /**
+   * The `Host` values state-changing requests may carry, lower-cased; 'any' when nothing
+   * says which (development, or production without PUBLIC_URL and ALLOWED_HOSTS).
+   */
+  allowedHosts: readonly string[] | 'any';
+  /** Send Strict-Transport-Security: the app is served over https (PUBLIC_URL says so). */
+  hsts: boolean;
+  /** Event-loop lag past which new page requests get a 503; 0 is off. */
+  loadSheddingLagMs: number;
 }
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
@@ -132,12 +203,24 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
       tunnelDebug: e.DEBUG.split(',').some((name) => name.trim() === 'tunnel'),
       tunnelMaxBytes: e.SENTRY_TUNNEL_MAX_BYTES,
       tunnelTimeoutMs: e.SENTRY_TUNNEL_TIMEOUT_MS,
+      tunnelBodyTimeoutMs: e.SENTRY_TUNNEL_BODY_TIMEOUT_MS,
       environment: e.SENTRY_ENVIRONMENT ?? (production ? 'production' : 'development'),
       release: e.SENTRY_RELEASE ?? `${packageJson.name}@${packageJson.version}`,
       tracesSampleRate: e.SENTRY_TRACES_SAMPLE_RATE ?? (monitoring.kind === 'sentry' ? 0.1 : 1),
       exampleRoutes: e.ENABLE_EXAMPLE_ROUTES ?? !production,
+      inboxAccess: inboxAccessOf(production, e.MONITORING_INBOX_TOKEN),
+      ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
+      allowedHosts:
+        e.ALLOWED_HOSTS ?? (production && e.PUBLIC_URL ? [e.PUBLIC_URL.host.toLowerCase()] : 'any'),
+      hsts: e.PUBLIC_URL?.protocol === 'https:',
+      loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
     },
   };
+}
+
+function inboxAccessOf(production: boolean, token: string | undefined): InboxAccess {
+  if (token) return { kind: 'token', token };
+  return production ? { kind: 'loopback' } : { kind: 'open' };
 }
 
 function localInboxDsn(): Dsn {

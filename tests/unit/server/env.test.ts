@@ -59,10 +59,43 @@ describe('parseServerEnv', () => {
     ['SENTRY_TUNNEL_TIMEOUT_MS', '0', 'must be at least 1'],
     ['SENTRY_TRACES_SAMPLE_RATE', '1.5', 'must be a number from 0 to 1'],
     ['ENABLE_EXAMPLE_ROUTES', 'maybe', 'must be true or false'],
+    ['MONITORING_INBOX_TOKEN', 'short', 'must be at least 16 characters'],
+    ['PUBLIC_URL', 'example.com', 'is not a URL, got "example.com"'],
+    ['PUBLIC_URL', 'ftp://example.com', 'must be an http:// or https:// URL'],
+    ['ALLOWED_HOSTS', 'example.com,http://x', '"http://x" is not a host name'],
+    ['SENTRY_TUNNEL_BODY_TIMEOUT_MS', '0', 'must be at least 1'],
+    ['LOAD_SHEDDING_LAG_MS', 'fast', 'must be a whole number'],
   ])('rejects %s=%j naming it', (name, value, reason) => {
     const result = parseServerEnv({ [name]: value });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain(`${name}: ${reason}`);
+  });
+
+  it.each([
+    [{ NODE_ENV: 'development' }, { kind: 'open' }],
+    [{}, { kind: 'loopback' }],
+    [
+      { MONITORING_INBOX_TOKEN: ' a-token-of-20-chars ' },
+      { kind: 'token', token: 'a-token-of-20-chars' },
+    ],
+  ])('inbox access for %j is %j', (env, access) => {
+    expect(config(env).inboxAccess).toEqual(access);
+  });
+
+  it.each([
+    [{ NODE_ENV: 'development', PUBLIC_URL: 'https://app.example.com' }, 'any', true],
+    [{}, 'any', false],
+    [{ PUBLIC_URL: 'https://App.Example.com:8443/x' }, ['app.example.com:8443'], true],
+    [{ PUBLIC_URL: 'http://app.example.com' }, ['app.example.com'], false],
+    [
+      { PUBLIC_URL: 'https://app.example.com', ALLOWED_HOSTS: 'A.example.com, [::1]:3000' },
+      ['a.example.com', '[::1]:3000'],
+      true,
+    ],
+  ])('with %j the allowed hosts are %j and HSTS is %j', (env, hosts, hsts) => {
+    const c = config(env);
+    expect(c.allowedHosts).toEqual(hosts);
+    expect(c.hsts).toBe(hsts);
   });
 
   it('names every bad variable in one message', () => {
