@@ -11,11 +11,12 @@ export default defineConfig({
   },
   server: {
     preset: 'node-server',
+    // Our own entry in place of nitro's: server limits, load shedding, security headers, the
+    // tunnel and /health ahead of everything, graceful shutdown (docs/decisions/0600-*.md).
+    entry: resolve('app/server/node/node-server.entry.ts'),
     // Parse the environment once at start; a bad value stops the server (see env.server.ts).
     plugins: [
       resolve('app/server/startup.server.ts'),
-      // POST /monitoring ahead of nitro's per-request work (docs/decisions/0102-tunnel-fast-path.md).
-      resolve('app/server/tunnel/fast-path.server.ts'),
       // Failure reports still on their way get a moment at shutdown.
       resolve('app/server/failures/flush-on-close.server.ts'),
     ],

@@ -14,18 +14,36 @@ export function localInboxDsnOf(config: ServerConfig): string | undefined {
 }
 
 /** One line that tells an operator where errors go (and, locally, where to read them). */
-export function describeMonitoring(config: ServerConfig, cwd = process.cwd()): string {
+export function describeMonitoring(
+  config: ServerConfig,
+  port = config.port,
+  cwd = process.cwd(),
+): string {
   const { monitoring } = config;
   if (monitoring.kind === 'local-inbox') {
-    return `local inbox mode (no SENTRY_DSN): errors are kept in ${resolve(cwd, monitoring.inboxDir)}; read them at ${errorsUrl(config)}`;
+    return `local inbox mode (no SENTRY_DSN): errors are kept in ${resolve(cwd, monitoring.inboxDir)}; read them at ${errorsUrl(config.host, port)}`;
   }
   const { o, p, r } = tunnelTargetOf(monitoring.dsn);
   return `errors go to Sentry project ${p} (organisation ${o}${r ? `, region ${r}` : ''}) at ${monitoring.dsn.host}`;
 }
 
-/** Where /errors is, as far as the config knows (port 0 is picked at listen time). */
-function errorsUrl(config: ServerConfig): string {
-  if (config.port === 0) return '/errors';
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/errors`;
+/** Who can read the local inbox, in one line; undefined with Sentry (there is no inbox). */
+export function describeInboxAccess(config: ServerConfig): string | undefined {
+  if (config.monitoring.kind !== 'local-inbox') return undefined;
+  switch (config.inboxAccess.kind) {
+    case 'open':
+      return '/errors is open to anyone who can reach this server (development)';
+    case 'loopback':
+      return '/errors answers only requests from this machine (production); set MONITORING_INBOX_TOKEN to let visitors sign in';
+    case 'token':
+      return '/errors is open to visitors who sign in with MONITORING_INBOX_TOKEN';
+  }
+}
+
+/** Where /errors is (port 0 is only known once listening). */
+function errorsUrl(configuredHost: string, port: number): string {
+  if (port === 0) return '/errors';
+  const host =
+    configuredHost === '0.0.0.0' || configuredHost === '::' ? 'localhost' : configuredHost;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/errors`;
 }

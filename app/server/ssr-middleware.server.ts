@@ -1,10 +1,20 @@
 /**
  * Request hooks of the SSR router (the one that serves every page): each runs before
- * TanStack Start and may answer the request itself. Wired in app.config.ts.
+ * TanStack Start and may answer the request itself. Wired in app.config.ts. In the built
+ * server the entry (app/server/node/node-server.entry.ts) answers /health before any router;
+ * this hook serves it in `vinxi dev`.
  */
-import { defineMiddleware } from 'vinxi/http';
+import { defineMiddleware, type H3Event } from 'vinxi/http';
 import { answerHealth } from './health/health-endpoint.server';
+import { isHealthPath } from './health/health-report';
+
+function health(event: H3Event): void {
+  if (!isHealthPath(event.path)) return;
+  answerHealth(event.node.req, event.node.res);
+  // Answered on the Node response: h3 must not write again.
+  (event as unknown as { _handled: boolean })._handled = true;
+}
 
 export default defineMiddleware({
-  onRequest: [answerHealth],
+  onRequest: [health],
 });

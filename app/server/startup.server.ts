@@ -1,12 +1,18 @@
 /**
  * A nitro plugin: runs once when the server process starts, before it takes requests.
  * It parses the environment (a bad one stops the server here, with the message naming
- * each bad variable) and says where errors will go.
+ * each bad variable). The built server's entry says where errors go once it listens
+ * (app/server/node/node-server.entry.ts); `vinxi dev`, which has no such entry, says it here.
  */
 import { serverConfig } from './env.server';
-import { describeMonitoring } from './monitoring-mode.server';
+import { describeInboxAccess, describeMonitoring } from './monitoring-mode.server';
 
-export default function startup(): void {
+interface NitroAppLike {
+  /** Absent from the dev server vinxi hands its plugins. */
+  h3App?: unknown;
+}
+
+export default function startup(nitroApp: NitroAppLike): void {
   let config: ReturnType<typeof serverConfig>;
   try {
     config = serverConfig();
@@ -14,5 +20,8 @@ export default function startup(): void {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+  if (nitroApp.h3App) return;
   console.log(`[monitoring] ${describeMonitoring(config)}`);
+  const access = describeInboxAccess(config);
+  if (access) console.log(`[monitoring] ${access}`);
 }

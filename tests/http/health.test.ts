@@ -21,6 +21,7 @@ describe('GET /health', () => {
       version: packageJson.version,
       uptimeSeconds: expect.any(Number),
       monitoring: 'local-inbox',
+      eventLoopLagMs: expect.any(Number),
     });
     expect(body.uptimeSeconds).toBeGreaterThanOrEqual(0);
   });

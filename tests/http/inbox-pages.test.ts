@@ -52,7 +52,9 @@ describe('local inbox mode', () => {
   afterAll(() => server?.stop());
 
   it('says at start where the inbox is and where to read it', () => {
-    expect(server.output()).toContain(`errors are kept in ${inboxDir}; read them at /errors`);
+    expect(server.output()).toContain(
+      `errors are kept in ${inboxDir}; read them at ${server.url}/errors`,
+    );
   });
 
   it('lists the captured events newest first, with their details, and counts the rest', async () => {

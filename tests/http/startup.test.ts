@@ -20,7 +20,7 @@ describe('server start', () => {
     const server = await startBuiltServer();
     try {
       expect(server.output()).toMatch(
-        /\[monitoring\] local inbox mode \(no SENTRY_DSN\): errors are kept in \S+; read them at \/errors/,
+        /\[monitoring\] local inbox mode \(no SENTRY_DSN\): errors are kept in \S+; read them at http:\/\/127\.0\.0\.1:\d+\/errors/,
       );
     } finally {
       await server.stop();

@@ -1,28 +1,45 @@
 /**
- * GET /health, answered before TanStack Start sees the request: no page render, no
- * server function, nothing logged or traced. Wired as an onRequest hook of the SSR
- * router (app/server/ssr-middleware.server.ts); why not a router of its own:
- * docs/decisions/0301-health-before-start.md.
+ * GET /health over plain node:http: the built server's entry answers it before anything else
+ * (app/server/node/node-server.entry.ts), and the SSR router's hook answers it in `vinxi dev`
+ * (app/server/ssr-middleware.server.ts). No page render, nothing logged or traced; why not a
+ * router of its own: docs/decisions/0301-health-before-start.md.
  */
-import { type H3Event, send, setResponseHeader, setResponseStatus } from 'vinxi/http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import packageJson from '../../../package.json';
 import { serverConfig } from '../env.server';
-import { healthReport, isHealthPath } from './health-report';
+import { lagMonitor } from '../node/event-loop-lag.server';
+import { isShuttingDown } from '../node/shutdown-state.server';
+import { healthReport } from './health-report';
 
-/** Answers /health and marks the request handled; leaves every other request alone. */
-export async function answerHealth(event: H3Event): Promise<void> {
-  if (!isHealthPath(event.path)) return;
-  setResponseHeader(event, 'Cache-Control', 'no-store');
-  if (event.method !== 'GET' && event.method !== 'HEAD') {
-    setResponseStatus(event, 405);
-    setResponseHeader(event, 'Allow', 'GET, HEAD');
-    await send(event, JSON.stringify({ status: 'method not allowed' }), 'application/json');
+export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, JSON.stringify({ status: 'method not allowed' }), { allow: 'GET, HEAD' });
     return;
   }
-  const report = healthReport(
-    packageJson.version,
-    process.uptime(),
-    serverConfig().monitoring.kind,
-  );
-  await send(event, JSON.stringify(report), 'application/json');
+  const config = serverConfig();
+  const lag = lagMonitor(config.loadSheddingLagMs);
+  const { httpStatus, report } = healthReport({
+    version: packageJson.version,
+    uptimeSeconds: process.uptime(),
+    monitoring: config.monitoring.kind,
+    lagMs: lag.lagMs(),
+    shedding: lag.shedding(),
+    shuttingDown: isShuttingDown(),
+  });
+  send(res, httpStatus, JSON.stringify(report));
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...extra,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : body);
 }

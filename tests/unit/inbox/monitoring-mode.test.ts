@@ -32,7 +32,7 @@ describe('the start line', () => {
       line: 'errors go to Sentry project 456 (organisation 123, region us) at o123.ingest.us.sentry.io',
     },
   ])('says $line', ({ env, line }) => {
-    expect(describeMonitoring(config(env), '/srv/app')).toBe(line);
+    expect(describeMonitoring(config(env), undefined, '/srv/app')).toBe(line);
   });
 });
 

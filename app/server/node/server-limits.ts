@@ -1,0 +1,62 @@
+/**
+ * How long and how many: the Node server's own limits, so that slow or idle clients cannot
+ * hold memory or file descriptors. Pure, so the numbers are tested without a server.
+ * Why each value: docs/decisions/0600-server-limits.md.
+ */
+
+/** All of a request's headers must arrive within this (slowloris). Node's default is 60 s. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A whole request must arrive within this; at least the tunnel's body timeout plus a margin. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** An idle kept-alive connection is closed after this (Node's default, chosen on purpose). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** How often Node checks the two timeouts above (its default, 30 s, lets them overrun by that much). */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+/** A socket with no traffic either way for this long is closed (a client that stopped reading). */
+export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+/** Open connections are capped here even when the descriptor limit would allow more. */
+export const MAX_CONNECTIONS = 10_000;
+/** Descriptors kept for everything but client sockets: files, Sentry, the inbox. */
+const RESERVED_DESCRIPTORS = 256;
+
+export interface ServerLimits {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionsCheckingInterval: number;
+  idleSocketTimeout: number;
+  maxConnections: number;
+}
+
+/**
+ * The limits for a process allowed `descriptorLimit` open files (undefined when unknown),
+ * whose tunnel waits up to `tunnelBodyTimeoutMs` for a body and `tunnelTimeoutMs` for Sentry.
+ */
+export function serverLimits(options: {
+  descriptorLimit: number | undefined;
+  tunnelBodyTimeoutMs: number;
+  tunnelTimeoutMs: number;
+}): ServerLimits {
+  const { descriptorLimit, tunnelBodyTimeoutMs, tunnelTimeoutMs } = options;
+  const byDescriptors =
+    descriptorLimit === undefined
+      ? MAX_CONNECTIONS
+      : Math.max(64, Math.floor((descriptorLimit - RESERVED_DESCRIPTORS) * 0.9));
+  return {
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    // Node refuses a headersTimeout above requestTimeout; the tunnel's body must fit too.
+    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, tunnelBodyTimeoutMs + 5_000),
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    // The tunnel waits for Sentry with the socket silent: never cut that short.
+    idleSocketTimeout: Math.max(IDLE_SOCKET_TIMEOUT_MS, tunnelTimeoutMs + 5_000),
+    maxConnections: Math.min(MAX_CONNECTIONS, byDescriptors),
+  };
+}
+
+/** The soft "Max open files" from /proc/self/limits text; undefined when not found. */
+export function descriptorLimitOf(procLimits: string): number | undefined {
+  const match = /^Max open files\s+(\d+|unlimited)\s/m.exec(procLimits);
+  if (!match || match[1] === 'unlimited') return undefined;
+  return Number(match[1]);
+}

@@ -1,0 +1,12 @@
+/** Whether this process has begun its graceful shutdown: one flag per process. */
+import { processShared } from '../process-shared.server';
+
+const state = processShared('shutdown-state', () => ({ shuttingDown: false }));
+
+export function isShuttingDown(): boolean {
+  return state.shuttingDown;
+}
+
+export function markShuttingDown(): void {
+  state.shuttingDown = true;
+}

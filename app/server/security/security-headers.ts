@@ -1,0 +1,45 @@
+/**
+ * The security headers, in one place. Pure: values from the config and the request's nonce.
+ * Why these values and how the nonce reaches Start's inline scripts:
+ * docs/decisions/0602-content-security-policy.md.
+ */
+
+/** Sent with every response but the tunnel's: no MIME sniffing, no cross-origin referrers, no framing. */
+export function baseSecurityHeaders(hsts: boolean): Array<[string, string]> {
+  const headers: Array<[string, string]> = [
+    ['x-content-type-options', 'nosniff'],
+    ['referrer-policy', 'strict-origin-when-cross-origin'],
+    // For browsers that predate CSP's frame-ancestors.
+    ['x-frame-options', 'DENY'],
+    // Anything that is not a page loads nothing and may not be framed.
+    ['content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'"],
+  ];
+  // Only when PUBLIC_URL says https: over plain http the header would be a lie browsers ignore.
+  if (hsts) headers.push(['strict-transport-security', 'max-age=31536000']);
+  return headers;
+}
+
+/**
+ * The policy of a server-rendered page. Scripts: our own files, and inline scripts that carry
+ * this response's nonce (Start's hydration data, React's streaming scripts). Connections: only
+ * our own origin, so the tunnel is the only way out for reports.
+ */
+export function pageContentSecurityPolicy(nonce: string): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** 128 random bits, base64: what CSP asks of a nonce. */
+export function newNonce(): string {
+  return globalThis.crypto.getRandomValues(Buffer.alloc(16)).toString('base64');
+}

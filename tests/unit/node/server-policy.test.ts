@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { isHiddenBuildFile } from '../../../app/server/node/hidden-files';
+import { isSheddable, nextShedding } from '../../../app/server/node/load-shedding';
+import {
+  descriptorLimitOf,
+  HEADERS_TIMEOUT_MS,
+  MAX_CONNECTIONS,
+  serverLimits,
+} from '../../../app/server/node/server-limits';
+
+describe('nextShedding', () => {
+  it.each([
+    // shedding, lag, threshold → shedding next
+    [false, 10, 100, false],
+    [false, 100, 100, false],
+    [false, 101, 100, true],
+    [true, 60, 100, true], // still above half: keep shedding
+    [true, 50, 100, true],
+    [true, 49, 100, false],
+    [false, 5000, 0, false], // 0 turns it off
+    [true, 5000, 0, false],
+  ])(
+    'shedding=%j with lag %j ms and threshold %j ms → %j',
+    (shedding, lagMs, thresholdMs, next) => {
+      expect(nextShedding({ shedding, lagMs, thresholdMs })).toBe(next);
+    },
+  );
+});
+
+describe('isSheddable', () => {
+  it.each([
+    ['GET', '/about', true],
+    ['HEAD', '/', true],
+    ['GET', '/errors/abc', true],
+    ['POST', '/about', false],
+    ['GET', '/_build/assets/client.js', false],
+    ['GET', '/_server/abc', false],
+    ['POST', '/_server/abc', false],
+  ])('%s %s → %j', (method, path, expected) => {
+    expect(isSheddable(method, path)).toBe(expected);
+  });
+});
+
+describe('isHiddenBuildFile', () => {
+  it.each([
+    ['/_build/.vite/manifest.json', true],
+    ['/_build/%2Evite/manifest.json', true],
+    ['/_build/assets/client-abc.js.map', true],
+    ['/_build/assets/client-abc.js%2Emap', true],
+    ['/_build/assets/client-abc.js', false],
+    ['/favicon.svg', false],
+    ['/about.map', false],
+  ])('%s → %j', (path, hidden) => {
+    expect(isHiddenBuildFile(path)).toBe(hidden);
+  });
+});
+
+describe('serverLimits', () => {
+  const base = { tunnelBodyTimeoutMs: 10_000, tunnelTimeoutMs: 10_000 };
+
+  it('caps connections below the descriptor limit, keeping some for files and Sentry', () => {
+    expect(serverLimits({ ...base, descriptorLimit: 1024 }).maxConnections).toBe(691);
+    expect(serverLimits({ ...base, descriptorLimit: 20_000 }).maxConnections).toBe(MAX_CONNECTIONS);
+    expect(serverLimits({ ...base, descriptorLimit: undefined }).maxConnections).toBe(
+      MAX_CONNECTIONS,
+    );
+    expect(serverLimits({ ...base, descriptorLimit: 100 }).maxConnections).toBe(64);
+  });
+
+  it('gives a slow tunnel body and a slow Sentry their full time', () => {
+    const limits = serverLimits({
+      descriptorLimit: 20_000,
+      tunnelBodyTimeoutMs: 120_000,
+      tunnelTimeoutMs: 90_000,
+    });
+    expect(limits.requestTimeout).toBeGreaterThan(120_000);
+    expect(limits.idleSocketTimeout).toBeGreaterThan(90_000);
+    expect(limits.headersTimeout).toBeLessThanOrEqual(limits.requestTimeout);
+    expect(limits.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+  });
+
+  it('reads the soft open-files limit from /proc/self/limits', () => {
+    const proc = [
+      'Limit                     Soft Limit           Hard Limit           Units',
+      'Max processes             127176               127176               processes',
+      'Max open files            1024                 524288               files',
+    ].join('\n');
+    expect(descriptorLimitOf(proc)).toBe(1024);
+    expect(descriptorLimitOf(proc.replace('1024  ', 'unlimited'))).toBeUndefined();
+    expect(descriptorLimitOf('nothing here')).toBeUndefined();
+  });
+});
