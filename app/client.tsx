@@ -1,7 +1,10 @@
 /// <reference types="vinxi/types/client" />
+
+import * as Sentry from '@sentry/react';
 import { StartClient } from '@tanstack/react-start';
 import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
+import { reportCspViolations } from './monitoring/csp-violations';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 
@@ -12,6 +15,11 @@ try {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);
 }
+
+// From the first script on, like errors: a violation during hydration is the one that matters.
+reportCspViolations(document, ({ message, tags, extra }) =>
+  Sentry.captureMessage(message, { level: 'warning', tags, extra }),
+);
 
 hydrateRoot(
   document,

@@ -4,7 +4,7 @@
  * 500, route failures are recorded once with the request, and React's SSR `onError` gives
  * render failures a digest (React puts only that digest into the HTML in production).
  */
-import { PassThrough } from 'node:stream';
+import { PassThrough, pipeline } from 'node:stream';
 import {
   defineHandlerCallback,
   StartServer,
@@ -15,6 +15,8 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
+import { scriptNonceStream } from '../security/script-nonce.server';
+import { newNonce, pageContentSecurityPolicy } from '../security/security-headers';
 import { abortWhenClientLeaves } from './client-gone.server';
 import { dropEmptyLazyComponents } from './empty-lazy-components.server';
 import { captureServerFailure } from './record-failure.server';
@@ -61,9 +63,18 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     }
 
     const { statusCode, redirect } = router.state;
+    const html = transformPipeableStreamWithRouter(router, rendered.stream);
+    // The built app's pages allow only inline scripts with this response's nonce. Not under
+    // `vinxi dev`, whose client injects styles and scripts of its own (decision 0602).
+    let body = html;
+    if (!import.meta.env.DEV) {
+      const nonce = newNonce();
+      responseHeaders.set('Content-Security-Policy', pageContentSecurityPolicy(nonce));
+      // pipeline, not pipe: a render that breaks off (or a client that leaves) ends both.
+      body = pipeline(html, scriptNonceStream(nonce), ignoreStreamEnd);
+    }
     // Node streams as a body: what Start's own handler hands to nitro too.
-    const body = transformPipeableStreamWithRouter(router, rendered.stream) as unknown as BodyInit;
-    return new Response(body, {
+    return new Response(body as unknown as BodyInit, {
       // A render failure inside a Suspense boundary is known by the time the shell is ready
       // (React streams a client-render marker with its digest); later ones cannot change it.
       status: pageStatus({
@@ -99,6 +110,9 @@ function renderPage(
     signal.addEventListener('abort', () => pipeable.abort(), { once: true });
   });
 }
+
+/** A stream that broke off was a render failure (recorded by onError) or a client who left. */
+function ignoreStreamEnd(): void {}
 
 function shellFailurePage(digest: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Application error</title></head><body><main role="alert"><p>${SERVER_FAILURE_MESSAGE}</p><p>Digest: ${digest}</p><p><a href="/">Go to the home page</a></p></main></body></html>`;
