@@ -18,6 +18,7 @@ import { Route as SentryExamplePageIndexImport } from './routes/sentry-example-p
 import { Route as ErrorsIndexImport } from './routes/errors/index'
 import { Route as SentryExamplePageSsrErrorImport } from './routes/sentry-example-page/ssr-error'
 import { Route as SentryExamplePageMissingErrorComponentImport } from './routes/sentry-example-page/missing-error-component'
+import { Route as ErrorsSignInImport } from './routes/errors/sign-in'
 import { Route as ErrorsEventIdImport } from './routes/errors/$eventId'
 
 // Create/Update Routes
@@ -65,6 +66,12 @@ const SentryExamplePageMissingErrorComponentRoute =
     getParentRoute: () => SentryExamplePageRouteRoute,
   } as any)
 
+const ErrorsSignInRoute = ErrorsSignInImport.update({
+  id: '/errors/sign-in',
+  path: '/errors/sign-in',
+  getParentRoute: () => rootRoute,
+} as any)
+
 const ErrorsEventIdRoute = ErrorsEventIdImport.update({
   id: '/errors/$eventId',
   path: '/errors/$eventId',
@@ -101,6 +108,13 @@ declare module '@tanstack/react-router' {
       path: '/errors/$eventId'
       fullPath: '/errors/$eventId'
       preLoaderRoute: typeof ErrorsEventIdImport
+      parentRoute: typeof rootRoute
+    }
+    '/errors/sign-in': {
+      id: '/errors/sign-in'
+      path: '/errors/sign-in'
+      fullPath: '/errors/sign-in'
+      preLoaderRoute: typeof ErrorsSignInImport
       parentRoute: typeof rootRoute
     }
     '/sentry-example-page/missing-error-component': {
@@ -160,6 +174,7 @@ export interface FileRoutesByFullPath {
   '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/errors/sign-in': typeof ErrorsSignInRoute
   '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
@@ -170,6 +185,7 @@ export interface FileRoutesByTo {
   '/': typeof IndexRoute
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/errors/sign-in': typeof ErrorsSignInRoute
   '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
@@ -182,6 +198,7 @@ export interface FileRoutesById {
   '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
+  '/errors/sign-in': typeof ErrorsSignInRoute
   '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors/': typeof ErrorsIndexRoute
@@ -195,6 +212,7 @@ export interface FileRouteTypes {
     | '/sentry-example-page'
     | '/about'
     | '/errors/$eventId'
+    | '/errors/sign-in'
     | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/errors'
@@ -204,6 +222,7 @@ export interface FileRouteTypes {
     | '/'
     | '/about'
     | '/errors/$eventId'
+    | '/errors/sign-in'
     | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/errors'
@@ -214,6 +233,7 @@ export interface FileRouteTypes {
     | '/sentry-example-page'
     | '/about'
     | '/errors/$eventId'
+    | '/errors/sign-in'
     | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/errors/'
@@ -226,6 +246,7 @@ export interface RootRouteChildren {
   SentryExamplePageRouteRoute: typeof SentryExamplePageRouteRouteWithChildren
   AboutRoute: typeof AboutRoute
   ErrorsEventIdRoute: typeof ErrorsEventIdRoute
+  ErrorsSignInRoute: typeof ErrorsSignInRoute
   ErrorsIndexRoute: typeof ErrorsIndexRoute
 }
 
@@ -234,6 +255,7 @@ const rootRouteChildren: RootRouteChildren = {
   SentryExamplePageRouteRoute: SentryExamplePageRouteRouteWithChildren,
   AboutRoute: AboutRoute,
   ErrorsEventIdRoute: ErrorsEventIdRoute,
+  ErrorsSignInRoute: ErrorsSignInRoute,
   ErrorsIndexRoute: ErrorsIndexRoute,
 }
 
@@ -251,6 +273,7 @@ export const routeTree = rootRoute
         "/sentry-example-page",
         "/about",
         "/errors/$eventId",
+        "/errors/sign-in",
         "/errors/"
       ]
     },
@@ -270,6 +293,9 @@ export const routeTree = rootRoute
     },
     "/errors/$eventId": {
       "filePath": "errors/$eventId.tsx"
+    },
+    "/errors/sign-in": {
+      "filePath": "errors/sign-in.tsx"
     },
     "/sentry-example-page/missing-error-component": {
       "filePath": "sentry-example-page/missing-error-component.tsx",

@@ -2,17 +2,23 @@
  * Server functions behind the /errors pages (local inbox mode only). With SENTRY_DSN set
  * each throws notFound(), so the pages answer 404. Inputs are validated with valibot.
  */
-import { notFound } from '@tanstack/react-router';
+import { notFound, redirect } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { serverConfig } from './env.server';
 import { type LocalInbox, localInbox } from './inbox/inbox.server';
+import { currentInboxAccess } from './inbox/inbox-access.server';
 import { type EventDetail, eventDetailOf } from './inbox/inbox-event';
 import { clearRefusal, findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 
+/**
+ * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
+ * redirect to the sign-in page for a request the inbox is private to (inbox-access.ts).
+ */
 function inboxOrNotFound(): LocalInbox {
   if (serverConfig().monitoring.kind !== 'local-inbox') throw notFound();
+  if (currentInboxAccess() !== 'allowed') throw redirect({ to: '/errors/sign-in' });
   return localInbox();
 }
 
