@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { stateChangeRefusal } from '../../../app/server/security/state-change-guard';
+
+const request = (over: Partial<Parameters<typeof stateChangeRefusal>[0]>) => ({
+  method: 'POST',
+  host: 'app.example.com',
+  origin: 'https://app.example.com',
+  fetchSite: 'same-origin',
+  ...over,
+});
+
+describe('stateChangeRefusal', () => {
+  it.each([
+    ['a same-origin form post', request({}), 'any', undefined],
+    [
+      'a GET, whatever its origin',
+      request({ method: 'GET', origin: 'https://evil.test' }),
+      ['x'],
+      undefined,
+    ],
+    [
+      'curl: no Origin, no Sec-Fetch-Site',
+      request({ origin: null, fetchSite: null }),
+      'any',
+      undefined,
+    ],
+    [
+      'an allowed Host on any port',
+      request({ host: 'app.example.com:8443', origin: 'https://app.example.com:8443' }),
+      ['app.example.com'],
+      undefined,
+    ],
+    [
+      'a Host with the allowed port',
+      request({ host: 'localhost:3000', origin: 'http://localhost:3000' }),
+      ['localhost:3000'],
+      undefined,
+    ],
+    [
+      "a rebound DNS name (Host and Origin both the attacker's)",
+      request({ host: 'evil.test', origin: 'http://evil.test' }),
+      ['app.example.com'],
+      'Host not allowed',
+    ],
+    [
+      'a Host on the wrong port of an entry with a port',
+      request({ host: 'localhost:4000', origin: 'http://localhost:4000' }),
+      ['localhost:3000'],
+      'Host not allowed',
+    ],
+    [
+      'no Host at all with a list',
+      request({ host: null }),
+      ['app.example.com'],
+      'Host not allowed',
+    ],
+    [
+      'a cross-site form',
+      request({ origin: 'https://evil.test', fetchSite: 'cross-site' }),
+      'any',
+      'Cross-site request refused',
+    ],
+    [
+      'a same-site but other origin',
+      request({ origin: 'https://other.example.com', fetchSite: 'same-site' }),
+      'any',
+      'Cross-site request refused',
+    ],
+    [
+      'an Origin of another host',
+      request({ origin: 'https://evil.test', fetchSite: null }),
+      'any',
+      'Cross-origin request refused',
+    ],
+    [
+      'Origin "null"',
+      request({ origin: 'null', fetchSite: null }),
+      'any',
+      'Cross-origin request refused',
+    ],
+  ] as const)('%s', (_name, req, allowed, expected) => {
+    expect(stateChangeRefusal(req, allowed)).toBe(expected);
+  });
+});
