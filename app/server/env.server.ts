@@ -119,6 +119,8 @@ const EnvSchema = v.object({
   ALLOWED_HOSTS: v.optional(hostList),
   // 0 turns load shedding off.
   LOAD_SHEDDING_LAG_MS: integer(0, 60_000, 100),
+  // 0 turns the per-client cap off (behind a reverse proxy every client is the proxy).
+  MAX_CONNECTIONS_PER_CLIENT: integer(0, 1_000_000, 1_000),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
   DEBUG: v.optional(v.string(), ''),
 });
@@ -168,6 +170,8 @@ export interface ServerConfig {
   hsts: boolean;
   /** Event-loop lag past which new page requests get a 503; 0 is off. */
   loadSheddingLagMs: number;
+  /** Open connections one client address may hold; 0 is no cap of its own. */
+  maxConnectionsPerClient: number;
 }
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
@@ -214,6 +218,7 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
         e.ALLOWED_HOSTS ?? (production && e.PUBLIC_URL ? [e.PUBLIC_URL.host.toLowerCase()] : 'any'),
       hsts: e.PUBLIC_URL?.protocol === 'https:',
       loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
+      maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { InboxAccess } from '../env.server';
+import { isLoopbackAddress, isLoopbackHost } from '../security/loopback';
 
 export const INBOX_SESSION_COOKIE = 'inbox_session';
 /** A week: long enough for a debugging session, short enough that a lost laptop expires. */
@@ -63,19 +64,6 @@ function sameSecret(a: string, b: string): boolean {
 
 function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
-}
-
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.') || address === '::1';
-}
-
-/** localhost, 127.x.x.x or [::1], with any port. */
-export function isLoopbackHost(host: string | null): boolean {
-  if (!host) return false;
-  const name = host.toLowerCase().replace(/:\d+$/, '');
-  return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /** The inbox session cookie's value in a Cookie header. */

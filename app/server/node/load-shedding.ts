@@ -22,10 +22,16 @@ export function nextShedding(state: {
 
 /**
  * Requests that may be shed: documents (server-rendered pages). Never /health and the tunnel
- * (answered before this check), built assets (cheap, and a page half-loaded is worse) or server
- * functions (a hydrated page's navigation would fail and report an error).
+ * (answered before this check), files served as they are (`publicFiles`, and the client build
+ * under /_build/: cheap, and a page half-loaded is worse) or server functions (a hydrated
+ * page's navigation would fail and report an error).
  */
-export function isSheddable(method: string | undefined, path: string): boolean {
+export function isSheddable(
+  method: string | undefined,
+  path: string,
+  publicFiles: ReadonlySet<string>,
+): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
-  return !path.startsWith('/_build/') && !path.startsWith('/_server');
+  if (path.startsWith('/_build/') || path.startsWith('/_server')) return false;
+  return !publicFiles.has(path);
 }

@@ -13,6 +13,7 @@
 import '#nitro-internal-pollyfills';
 import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
 import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
@@ -28,6 +29,8 @@ import { handleShutdownSignals } from './graceful-shutdown.server';
 import { isHiddenBuildFile } from './hidden-files';
 import { isSheddable, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
 import { stampPeerAddress } from './peer-address';
+import { capConnectionsPerClient } from './per-client-connections.server';
+import { listPublicFiles } from './public-files.server';
 import { descriptorLimitOf, serverLimits } from './server-limits';
 import { isShuttingDown } from './shutdown-state.server';
 
@@ -39,6 +42,8 @@ const app = toNodeListener(nitroApp.h3App);
 const lag = lagMonitor(config.loadSheddingLagMs);
 const securityHeaders = baseSecurityHeaders(config.hsts);
 const tunnel = theTunnel();
+// The entry is .output/server/index.mjs; what nitro serves as files is beside it.
+const publicFiles = listPublicFiles(fileURLToPath(new URL('../public', import.meta.url)));
 
 const limits = serverLimits({
   descriptorLimit: readDescriptorLimit(),
@@ -72,7 +77,7 @@ const server = new Server(
       answerText(res, 404, 'Not found');
       return;
     }
-    if (lag.shedding() && isSheddable(req.method, path)) {
+    if (lag.shedding() && isSheddable(req.method, path, publicFiles)) {
       res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
       answerText(res, 503, 'The server is busy; try again in a moment.');
       return;
@@ -83,6 +88,7 @@ const server = new Server(
 server.keepAliveTimeout = limits.keepAliveTimeout;
 server.maxConnections = limits.maxConnections;
 server.setTimeout(limits.idleSocketTimeout);
+capConnectionsPerClient(server, config.maxConnectionsPerClient);
 
 server.once('error', (error: NodeJS.ErrnoException) => {
   const where = `${config.host}:${config.port}`;

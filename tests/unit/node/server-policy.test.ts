@@ -36,8 +36,11 @@ describe('isSheddable', () => {
     ['GET', '/_build/assets/client.js', false],
     ['GET', '/_server/abc', false],
     ['POST', '/_server/abc', false],
+    ['GET', '/favicon.svg', false],
+    ['GET', '/assets/app.css', false],
+    ['GET', '/favicon.svg.html', true],
   ])('%s %s → %j', (method, path, expected) => {
-    expect(isSheddable(method, path)).toBe(expected);
+    expect(isSheddable(method, path, new Set(['/favicon.svg', '/assets/app.css']))).toBe(expected);
   });
 });
 

@@ -32,8 +32,8 @@ describe('stateChangeRefusal', () => {
     ],
     [
       'a Host with the allowed port',
-      request({ host: 'localhost:3000', origin: 'http://localhost:3000' }),
-      ['localhost:3000'],
+      request({ host: 'app.example.com:3000', origin: 'http://app.example.com:3000' }),
+      ['app.example.com:3000'],
       undefined,
     ],
     [
@@ -44,9 +44,21 @@ describe('stateChangeRefusal', () => {
     ],
     [
       'a Host on the wrong port of an entry with a port',
-      request({ host: 'localhost:4000', origin: 'http://localhost:4000' }),
-      ['localhost:3000'],
+      request({ host: 'app.example.com:4000', origin: 'http://app.example.com:4000' }),
+      ['app.example.com:3000'],
       'Host not allowed',
+    ],
+    [
+      'this machine by name, whatever the list (the operator on the private inbox)',
+      request({ host: 'localhost:3000', origin: 'http://localhost:3000' }),
+      ['app.example.com'],
+      undefined,
+    ],
+    [
+      'a loopback address with the list',
+      request({ host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' }),
+      ['app.example.com'],
+      undefined,
     ],
     [
       'no Host at all with a list',

@@ -1,0 +1,38 @@
+/**
+ * A cap on the connections one client address holds open. The server-wide cap
+ * (server.maxConnections) protects file descriptors, but one client that opens thousands of
+ * slow connections would still fill it, and the load balancer's probe would be refused with
+ * everyone else's. Counted per connection, so a request's own path pays nothing.
+ */
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+export function capConnectionsPerClient(server: Server, max: number): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  let refused = 0;
+  let warnedAt = 0;
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      refused++;
+      // One line per minute at most: a flood must not become a flood of log lines.
+      const now = Date.now();
+      if (now - warnedAt >= 60_000) {
+        warnedAt = now;
+        console.warn(
+          `[server] refusing connections from ${address}: it holds ${max} (MAX_CONNECTIONS_PER_CLIENT); ${refused} refused so far`,
+        );
+      }
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}

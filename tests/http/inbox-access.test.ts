@@ -1,0 +1,236 @@
+/**
+ * Who may read and clear the local inbox in production: requests from this machine, or
+ * visitors signed in with MONITORING_INBOX_TOKEN. Everyone else sees no event text, whether
+ * they ask for the page or call its server functions directly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
+import { errorEnvelope } from '../fixtures/inbox-envelopes';
+import { BROWSER_USER_AGENT } from '../support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { textEnvelope } from '../support/envelopes';
+import { type RawAnswer, rawRequest } from '../support/raw-request';
+import { seedInbox } from '../support/seed-inbox';
+
+const SECRET = 'secret-message-only-the-inbox-may-show';
+const EVENT_ID = 'abcdef0123456789abcdef0123456789';
+const TOKEN = 'correct-horse-battery-staple';
+// Start derives a server function's id from its file and export name.
+const LIST_FN = '/_server/app_server_inbox_functions_ts--listInboxEvents_createServerFn_handler';
+const SIGN_IN_FN =
+  '/_server/app_server_inbox-access_functions_ts--signInToInbox_createServerFn_handler?createServerFn';
+
+const seeded = () =>
+  seedInbox([errorEnvelope({ eventId: EVENT_ID, type: 'TypeError', message: SECRET })]);
+
+/** A GET over node:http, so that a test can send a Host of its own; redirects not followed. */
+function get(
+  server: BuiltServer,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer> {
+  return rawRequest(`${server.url}${path}`, {
+    headers: { 'user-agent': BROWSER_USER_AGENT, ...headers },
+  });
+}
+
+/** The list server function called over HTTP, as the browser does after hydration. */
+function callList(server: BuiltServer, headers: Record<string, string> = {}) {
+  const payload = encodeURIComponent(JSON.stringify({ data: { page: 1 }, context: {} }));
+  return get(server, `${LIST_FN}?createServerFn&payload=${payload}`, {
+    accept: 'application/json',
+    ...headers,
+  });
+}
+
+describe('production without a token: this machine only', () => {
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    server = await startBuiltServer({ MONITORING_INBOX_DIR: seeded() });
+  });
+  afterAll(() => server?.stop());
+
+  it('says so at start', () => {
+    expect(server.output()).toContain(
+      '[monitoring] /errors answers only requests from this machine (production)',
+    );
+  });
+
+  it('shows the inbox to a request from this machine', async () => {
+    const response = await get(server, '/errors');
+    expect(response.status).toBe(200);
+    expect(response.text).toContain(SECRET);
+    expect((await get(server, `/errors/${EVENT_ID}`)).text).toContain(SECRET);
+    const call = await callList(server);
+    expect(call.status).toBe(200);
+    expect(call.text).toContain(SECRET);
+  });
+
+  it.each([
+    ['a request a proxy on this machine forwarded', { 'x-forwarded-for': '203.0.113.7' }],
+    ['a request with a Forwarded header', { forwarded: 'for=203.0.113.7' }],
+    ['a rebound DNS name (Host is not loopback)', { host: 'evil.example' }],
+  ])('shows %s no event, only why', async (_name, headers) => {
+    const list = await get(server, '/errors', headers);
+    expect(list.status).toBe(307);
+    expect(list.headers.location).toBe('/errors/sign-in');
+
+    const detail = await get(server, `/errors/${EVENT_ID}`, headers);
+    expect(detail.text).not.toContain(SECRET);
+
+    const signIn = await get(server, '/errors/sign-in', headers);
+    const html = signIn.text;
+    expect(html).toContain('answers only on the server itself');
+    expect(html).not.toContain('<form');
+
+    const call = await callList(server, headers);
+    expect(call.text).not.toContain(SECRET);
+  });
+
+  it('still takes the browser reports that the tunnel stores', async () => {
+    const response = await rawRequest(`${server.url}/monitoring?o=0&p=1`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': '203.0.113.7', host: 'app.example.com' },
+      body: textEnvelope(LOCAL_INBOX_DSN, 'f'.repeat(32), 'reported from afar'),
+    });
+    expect(response.status).toBe(200);
+    expect((await get(server, '/errors')).text).toContain('reported from afar');
+  });
+});
+
+describe('production with MONITORING_INBOX_TOKEN', () => {
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    server = await startBuiltServer({
+      MONITORING_INBOX_DIR: seeded(),
+      MONITORING_INBOX_TOKEN: TOKEN,
+    });
+  });
+  afterAll(() => server?.stop());
+
+  const signIn = (token: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${SIGN_IN_FN}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ token }).toString(),
+      redirect: 'manual',
+    });
+
+  it('says so at start', () => {
+    expect(server.output()).toContain(
+      '[monitoring] /errors is open to visitors who sign in with MONITORING_INBOX_TOKEN',
+    );
+  });
+
+  it('sends a visitor who has not signed in to the form, even from this machine', async () => {
+    const list = await get(server, '/errors');
+    expect(list.status).toBe(307);
+    expect(list.headers.location).toBe('/errors/sign-in');
+    const form = (await get(server, '/errors/sign-in')).text;
+    expect(form).toMatch(/<form[^>]*method="post"/);
+    expect(form).not.toContain(SECRET);
+    expect((await callList(server)).text).not.toContain(SECRET);
+  });
+
+  it('refuses a wrong token, logs it once without the token, and sets no cookie', async () => {
+    const response = await signIn('wrong-token-wrong-token');
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/errors/sign-in?failed=1');
+    expect(response.headers.get('set-cookie')).toBeNull();
+    await server.stderrBarrier();
+    const lines = server.output().split('\n');
+    expect(lines.filter((line) => line.includes('[inbox] sign-in refused'))).toHaveLength(1);
+    expect(server.output()).not.toContain('wrong-token-wrong-token');
+    const page = (await get(server, '/errors/sign-in?failed=1')).text;
+    expect(page).toContain('That is not the inbox token.');
+  });
+
+  it('signs in with the token: an HttpOnly, SameSite=Strict cookie that opens the inbox', async () => {
+    const response = await signIn(TOKEN);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/errors');
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^inbox_session=[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Strict;/);
+    expect(cookie).not.toContain(TOKEN);
+    const session = cookie.split(';')[0] as string;
+
+    const list = await get(server, '/errors', { cookie: session });
+    expect(list.status).toBe(200);
+    expect(list.text).toContain(SECRET);
+    expect((await callList(server, { cookie: session })).text).toContain(SECRET);
+    // A forged or stale value opens nothing.
+    const forged = await get(server, '/errors', { cookie: `inbox_session=${'0'.repeat(64)}` });
+    expect(forged.status).toBe(307);
+  });
+
+  it('refuses a sign-in posted from another site', async () => {
+    const response = await signIn(TOKEN, { origin: 'https://evil.example' });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    await response.text();
+  });
+});
+
+describe('development', () => {
+  let server: BuiltServer;
+
+  beforeAll(async () => {
+    server = await startBuiltServer({ NODE_ENV: 'development', MONITORING_INBOX_DIR: seeded() });
+  });
+  afterAll(() => server?.stop());
+
+  it('keeps the inbox open, and says so', async () => {
+    expect(server.output()).toContain('[monitoring] /errors is open to anyone');
+    const response = await get(server, '/errors', { 'x-forwarded-for': '203.0.113.7' });
+    expect(response.status).toBe(200);
+    expect(response.text).toContain(SECRET);
+  });
+});
+
+describe('state-changing requests with PUBLIC_URL set', () => {
+  let server: BuiltServer;
+  let clearAction: string;
+
+  beforeAll(async () => {
+    server = await startBuiltServer({
+      MONITORING_INBOX_DIR: seeded(),
+      PUBLIC_URL: 'https://app.example.com',
+    });
+    const confirm = (await get(server, '/errors?confirm=clear')).text;
+    clearAction = (/<form[^>]*action="([^"]+)"/.exec(confirm)?.[1] ?? '').replaceAll('&amp;', '&');
+    expect(clearAction).toMatch(/^\/_server\//);
+  });
+  afterAll(() => server?.stop());
+
+  const clear = (headers: Record<string, string>) =>
+    rawRequest(`${server.url}${clearAction}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: 'confirm=clear',
+    });
+
+  it('refuses a rebound DNS name: Host and Origin both the attacker’s', async () => {
+    const response = await clear({
+      host: 'rebound.evil.example',
+      origin: 'http://rebound.evil.example',
+    });
+    expect(response.status).toBe(403);
+    expect(response.text).toBe('Host not allowed');
+    expect((await get(server, '/errors')).text).toContain(SECRET);
+  });
+
+  it('forbids framing the confirmation, so a click elsewhere cannot press its button', async () => {
+    const response = await get(server, '/errors?confirm=clear');
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(response.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('lets the operator on this machine clear it', async () => {
+    const response = await clear({ origin: server.url });
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toMatch(/^\/errors\?cleared=\d+$/);
+    expect((await get(server, '/errors')).text).not.toContain(SECRET);
+  });
+});
