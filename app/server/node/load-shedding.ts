@@ -21,17 +21,20 @@ export function nextShedding(state: {
 }
 
 /**
- * Requests that may be shed: documents (server-rendered pages). Never /health and the tunnel
- * (answered before this check), files served as they are (`publicFiles`, and the client build
- * under /_build/: cheap, and a page half-loaded is worse) or server functions (a hydrated
- * page's navigation would fail and report an error).
+ * What a request costs the server. `file`: sent as it is from the public folder or the client
+ * build (cheap, and a page half-loaded is worse than none: never held back). `server-function`:
+ * a call of a hydrated page, waits for its turn but is not shed for lag (the page would show
+ * an error). `page`: a server render, shed first. /health and the tunnel are answered before.
  */
-export function isSheddable(
+export type RequestKind = 'file' | 'server-function' | 'page';
+
+export function requestKind(
   method: string | undefined,
   path: string,
   publicFiles: ReadonlySet<string>,
-): boolean {
-  if (method !== 'GET' && method !== 'HEAD') return false;
-  if (path.startsWith('/_build/') || path.startsWith('/_server')) return false;
-  return !publicFiles.has(path);
+): RequestKind {
+  if (path.startsWith('/_server')) return 'server-function';
+  const read = method === 'GET' || method === 'HEAD';
+  if (read && (path.startsWith('/_build/') || publicFiles.has(path))) return 'file';
+  return 'page';
 }

@@ -24,15 +24,23 @@ import { describeInboxAccess, describeMonitoring } from '../monitoring-mode.serv
 import { baseSecurityHeaders } from '../security/security-headers';
 import { theTunnel } from '../tunnel/tunnel-instance.server';
 import { isTunnelPath } from '../tunnel/tunnel-path';
+import { createAdmission } from './admission';
 import { lagMonitor } from './event-loop-lag.server';
 import { handleShutdownSignals } from './graceful-shutdown.server';
 import { isHiddenBuildFile } from './hidden-files';
-import { isSheddable, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
+import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
 import { stampPeerAddress } from './peer-address';
 import { capConnectionsPerClient } from './per-client-connections.server';
 import { listPublicFiles } from './public-files.server';
-import { descriptorLimitOf, serverLimits } from './server-limits';
+import {
+  CONCURRENT_RENDERS,
+  descriptorLimitOf,
+  MAX_RENDER_WAIT_MS,
+  MAX_WAITING_RENDERS,
+  serverLimits,
+} from './server-limits';
 import { isShuttingDown } from './shutdown-state.server';
+import { throttledWarning } from './throttled-log';
 
 // Not a React hook: nitro's accessor for the app its plugins have set up.
 // biome-ignore lint/correctness/useHookAtTopLevel: a nitro runtime function named like a hook
@@ -44,6 +52,16 @@ const securityHeaders = baseSecurityHeaders(config.hsts);
 const tunnel = theTunnel();
 // The entry is .output/server/index.mjs; what nitro serves as files is beside it.
 const publicFiles = listPublicFiles(fileURLToPath(new URL('../public', import.meta.url)));
+
+const renders = createAdmission(
+  {
+    concurrency: CONCURRENT_RENDERS,
+    maxQueued: MAX_WAITING_RENDERS,
+    maxWaitMs: MAX_RENDER_WAIT_MS,
+  },
+  performance.now.bind(performance),
+);
+const warnShed = throttledWarning(10_000, (line) => console.warn(line));
 
 const limits = serverLimits({
   descriptorLimit: readDescriptorLimit(),
@@ -77,12 +95,23 @@ const server = new Server(
       answerText(res, 404, 'Not found');
       return;
     }
-    if (lag.shedding() && isSheddable(req.method, path, publicFiles)) {
-      res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
-      answerText(res, 503, 'The server is busy; try again in a moment.');
+    const kind = requestKind(req.method, path, publicFiles);
+    if (kind === 'file') {
+      app(req, res);
       return;
     }
-    app(req, res);
+    if (kind === 'page' && lag.shedding()) {
+      shed(res, `event loop lag ${Math.round(lag.lagMs())} ms over LOAD_SHEDDING_LAG_MS`);
+      return;
+    }
+    renders.admit({
+      start: (release) => {
+        res.once('close', release);
+        app(req, res);
+      },
+      refuse: (reason) => shed(res, `${reason} (${CONCURRENT_RENDERS} renders running)`),
+      gone: () => req.socket.destroyed,
+    });
   },
 );
 server.keepAliveTimeout = limits.keepAliveTimeout;
@@ -125,6 +154,13 @@ handleShutdownSignals(server, nitroApp);
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+/** A fast 503 before any rendering: the server is busy, not broken. */
+function shed(res: import('node:http').ServerResponse, why: string): void {
+  warnShed(`[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`);
+  res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
+  answerText(res, 503, 'The server is busy; try again in a moment.');
 }
 
 function answerText(res: import('node:http').ServerResponse, status: number, body: string): void {

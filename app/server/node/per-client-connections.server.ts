@@ -6,26 +6,20 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { throttledWarning } from './throttled-log';
 
 export function capConnectionsPerClient(server: Server, max: number): void {
   if (max <= 0) return;
   const open = new Map<string, number>();
-  let refused = 0;
-  let warnedAt = 0;
+  const warn = throttledWarning(60_000, (line) => console.warn(line));
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const count = open.get(address) ?? 0;
     if (count >= max) {
       socket.destroy();
-      refused++;
-      // One line per minute at most: a flood must not become a flood of log lines.
-      const now = Date.now();
-      if (now - warnedAt >= 60_000) {
-        warnedAt = now;
-        console.warn(
-          `[server] refusing connections from ${address}: it holds ${max} (MAX_CONNECTIONS_PER_CLIENT); ${refused} refused so far`,
-        );
-      }
+      warn(
+        `[server] refused a connection from ${address}: it holds ${max} already (MAX_CONNECTIONS_PER_CLIENT)`,
+      );
       return;
     }
     open.set(address, count + 1);

@@ -16,6 +16,12 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
 /** Open connections are capped here even when the descriptor limit would allow more. */
 export const MAX_CONNECTIONS = 10_000;
+/** Page renders and server-function calls running at once (./admission.ts). */
+export const CONCURRENT_RENDERS = 8;
+/** Requests that may wait for a render; past this they get a 503 at once. */
+export const MAX_WAITING_RENDERS = 512;
+/** A request that waited this long for a render gets a 503 instead: its client has likely given up. */
+export const MAX_RENDER_WAIT_MS = 5_000;
 /** Descriptors kept for everything but client sockets: files, Sentry, the inbox. */
 const RESERVED_DESCRIPTORS = 256;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isHiddenBuildFile } from '../../../app/server/node/hidden-files';
-import { isSheddable, nextShedding } from '../../../app/server/node/load-shedding';
+import { nextShedding, requestKind } from '../../../app/server/node/load-shedding';
 import {
   descriptorLimitOf,
   HEADERS_TIMEOUT_MS,
@@ -27,20 +27,21 @@ describe('nextShedding', () => {
   );
 });
 
-describe('isSheddable', () => {
+describe('requestKind', () => {
   it.each([
-    ['GET', '/about', true],
-    ['HEAD', '/', true],
-    ['GET', '/errors/abc', true],
-    ['POST', '/about', false],
-    ['GET', '/_build/assets/client.js', false],
-    ['GET', '/_server/abc', false],
-    ['POST', '/_server/abc', false],
-    ['GET', '/favicon.svg', false],
-    ['GET', '/assets/app.css', false],
-    ['GET', '/favicon.svg.html', true],
-  ])('%s %s → %j', (method, path, expected) => {
-    expect(isSheddable(method, path, new Set(['/favicon.svg', '/assets/app.css']))).toBe(expected);
+    ['GET', '/about', 'page'],
+    ['HEAD', '/', 'page'],
+    ['GET', '/errors/abc', 'page'],
+    ['POST', '/about', 'page'],
+    ['GET', '/_build/assets/client.js', 'file'],
+    ['POST', '/_build/assets/client.js', 'page'],
+    ['GET', '/_server/abc', 'server-function'],
+    ['POST', '/_server/abc', 'server-function'],
+    ['GET', '/favicon.svg', 'file'],
+    ['GET', '/assets/app.css', 'file'],
+    ['GET', '/favicon.svg.html', 'page'],
+  ])('%s %s → %s', (method, path, expected) => {
+    expect(requestKind(method, path, new Set(['/favicon.svg', '/assets/app.css']))).toBe(expected);
   });
 });
 

@@ -1,0 +1,74 @@
+/**
+ * SIGTERM under load: the server stops accepting, answers every request already sent to it
+ * (a reset or a half answer would be a visitor's failed page), then exits 0.
+ */
+import { Agent, request } from 'node:http';
+import { expect, it } from 'vitest';
+import { BROWSER_USER_AGENT } from '../support/browser-agent';
+import { startBuiltServer } from '../support/built-server';
+
+const CONNECTIONS = 24;
+
+interface Tally {
+  ok: number;
+  /** Requests that were sent but got no whole 200: what must stay zero. */
+  failed: string[];
+  /** New connections refused once the server stopped listening: expected, nothing was sent. */
+  refused: number;
+}
+
+/** One GET on a kept-alive connection; resolves with what became of it. */
+function get(url: string, agent: Agent): Promise<'ok' | 'refused' | string> {
+  return new Promise((done) => {
+    const req = request(url, { agent, headers: { 'user-agent': BROWSER_USER_AGENT } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () =>
+        done(
+          res.statusCode === 200 && body.endsWith('</html>') ? 'ok' : `status ${res.statusCode}`,
+        ),
+      );
+      res.on('error', (error) => done(`response ${error.message}`));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      done(error.code === 'ECONNREFUSED' ? 'refused' : `request ${error.code ?? error.message}`),
+    );
+    req.end();
+  });
+}
+
+it('finishes every request in flight at SIGTERM and exits 0', async () => {
+  // Shedding off: a busy machine's 503s are answers, but this test is about the drain.
+  const server = await startBuiltServer({ LOAD_SHEDDING_LAG_MS: '0' });
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const tally: Tally = { ok: 0, failed: [], refused: 0 };
+  let stopping = false;
+
+  const client = async () => {
+    // Keep going until the server refuses new connections: it is gone.
+    for (;;) {
+      const outcome = await get(`${server.url}/about`, agent);
+      if (outcome === 'ok') tally.ok++;
+      else if (outcome === 'refused') {
+        tally.refused++;
+        if (stopping) return;
+      } else tally.failed.push(outcome);
+    }
+  };
+  const clients = Array.from({ length: CONNECTIONS }, client);
+
+  // SIGTERM once the load is on: every connection has served at least one page.
+  while (tally.ok < CONNECTIONS * 3) await new Promise((resolve) => setImmediate(resolve));
+  stopping = true;
+  await server.stop();
+  await Promise.all(clients);
+  agent.destroy();
+
+  expect(server.exitCode()).toBe(0);
+  expect(tally.failed).toEqual([]);
+  expect(server.output()).toMatch(/\[server\] SIGTERM: finishing \d+ request\(s\) in flight/);
+  expect(server.output()).not.toContain('still running after');
+}, 60_000);
