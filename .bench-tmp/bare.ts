@@ -10,6 +10,7 @@ const tunnel = createTunnel({
   allowList: createAllowList([dsn]),
   maxBytes: 1024 * 1024,
   timeoutMs: 10000,
+  bodyTimeoutMs: 10000,
   upstream: createUpstream(),
   storeLocally: async () => {},
   log: () => {},

@@ -72,6 +72,17 @@ describe('400: malformed envelopes', () => {
   });
 });
 
+describe('400: a header with more than one dsn', () => {
+  it('is rejected even when the last dsn is the allowed one', async () => {
+    // JSON.parse would judge by the last dsn; Sentry may read the first.
+    const body = Buffer.from(
+      `{"dsn":"http://publickey@evil.example/1","dsn":"${allowed}"}\n{"type":"event"}\n{}`,
+    );
+    expectRejected(await send(at('?o=0&p=1'), { body }), 400, /more than one dsn/);
+    await expectNothingElseForwarded();
+  });
+});
+
 describe('403: never an open relay', () => {
   it.each<[string, string, (dsn: string) => string]>([
     ['the query names no allowed DSN', '?o=0&p=2', (dsn) => dsn],

@@ -12,6 +12,9 @@ const NEWLINE = 0x0a;
 
 const NO_DSN = 'envelope header has no dsn';
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
 export type EnvelopeHeader =
   | { ok: true; dsn: string; eventId?: string }
   | { ok: false; reason: string };
@@ -35,16 +38,61 @@ export class HeaderLineScanner {
 /** Parses the header line (without its newline). */
 export function parseEnvelopeHeader(line: Uint8Array): EnvelopeHeader {
   if (line.length === 0) return { ok: false, reason: 'empty envelope header' };
+  const text = Buffer.from(line.buffer, line.byteOffset, line.length).toString('utf8');
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.length).toString('utf8'));
+    json = JSON.parse(text);
   } catch {
     return { ok: false, reason: 'envelope header is not JSON' };
   }
   if (!isRecord(json)) return { ok: false, reason: 'envelope header is not a JSON object' };
+  // JSON.parse keeps the last of two equal keys, other parsers (Sentry's Relay among them) may
+  // keep the first: we would check one DSN and forward for another.
+  if (mayRepeatDsn(text) && topLevelKeyCount(text, 'dsn') > 1) {
+    return { ok: false, reason: 'envelope header has more than one dsn' };
+  }
   // Two fields on the hot path of every envelope: plain checks (a schema library cost about a
   // microsecond an envelope here, more than the rest of the check; see docs/decisions/0102).
   const { dsn, event_id: eventId } = json;
   if (typeof dsn !== 'string' || dsn === '') return { ok: false, reason: NO_DSN };
   return typeof eventId === 'string' ? { ok: true, dsn, eventId } : { ok: true, dsn };
+}
+
+/**
+ * A cheap test that rules out a repeated `dsn` key on nearly every header: a second key needs a
+ * second literal "dsn", or a key spelled with \u escapes (the only escape that yields letters).
+ */
+function mayRepeatDsn(text: string): boolean {
+  const first = text.indexOf('"dsn"');
+  return (first !== -1 && text.indexOf('"dsn"', first + 5) !== -1) || text.includes('\\u');
+}
+
+/**
+ * How many keys of the top-level object equal `name` once unescaped. `text` must already be
+ * known to be a JSON object (JSON.parse accepted it), so only strings and nesting are tracked.
+ */
+export function topLevelKeyCount(text: string, name: string): number {
+  let depth = 0;
+  let expectKey = false;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let end = i + 1;
+      while (text.charCodeAt(end) !== QUOTE) end += text.charCodeAt(end) === BACKSLASH ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        if (JSON.parse(text.slice(i, end + 1)) === name) count += 1;
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth += 1;
+      if (depth === 1) expectKey = true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth -= 1;
+    } else if (c === 0x2c /* , */ && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return count;
 }

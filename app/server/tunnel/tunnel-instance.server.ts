@@ -15,6 +15,7 @@ export function theTunnel(): TunnelHandler {
     allowList: createAllowList(config.tunnelAllowedDsns, localInboxDsnOf(config)),
     maxBytes: config.tunnelMaxBytes,
     timeoutMs: config.tunnelTimeoutMs,
+    bodyTimeoutMs: config.tunnelBodyTimeoutMs,
     upstream: createUpstream(),
     // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
     storeLocally: (envelope) => localInbox().append(envelope),

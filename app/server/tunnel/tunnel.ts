@@ -6,6 +6,11 @@
  * Order: method, query, allow-list (no body read yet), Content-Length, header line (at most
  * 64 KiB read), header DSN, then either stream header + rest to Sentry byte for byte, or
  * (local inbox mode) store the bounded envelope. Every path answers exactly once.
+ *
+ * The whole body must arrive within `bodyTimeoutMs` of the start (else 408). An answer that
+ * leaves a body unread for good (408, 413, 502, 504) closes the connection once written;
+ * the other rejections drain the rest politely until that same deadline
+ * (docs/decisions/0101, 0104).
  */
 import type {
   ClientRequest,
@@ -21,7 +26,10 @@ import type { HeaderList, Upstream } from './upstream';
 export interface TunnelOptions {
   allowList: AllowList;
   maxBytes: number;
+  /** How long Sentry has to answer, from the moment the forward begins. */
   timeoutMs: number;
+  /** How long the client has to send the whole envelope, from the start of the exchange. */
+  bodyTimeoutMs: number;
   upstream: Upstream;
   /** Where envelopes for the local inbox DSN go. */
   storeLocally(envelope: Uint8Array): Promise<void>;
@@ -65,6 +73,7 @@ class Exchange {
   private candidates: readonly Destination[] = [];
   private upstreamRequest: ClientRequest | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private bodyTimer: NodeJS.Timeout | undefined;
   /** The client got (or is getting) its answer; later events only clean up. */
   private answered = false;
 
@@ -76,6 +85,13 @@ class Exchange {
 
   start(): void {
     const { req, options } = this;
+    if (!req.complete) {
+      this.bodyTimer = setTimeout(this.onBodyTimeout, options.bodyTimeoutMs);
+      // Not the response's 'close': that comes once the answer is out, while a rejected body
+      // may still be draining, and the deadline must bound that too.
+      req.once('end', this.clearBodyTimer);
+      req.once('close', this.clearBodyTimer);
+    }
     if (req.method !== 'POST') {
       this.reject(405, `method ${req.method} not allowed`, { allow: 'POST' });
       return;
@@ -94,7 +110,7 @@ class Exchange {
     this.candidates = candidates;
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > options.maxBytes) {
-      this.reject(413, `envelope of ${declared} bytes is over ${options.maxBytes}`);
+      this.rejectAndClose(413, `envelope of ${declared} bytes is over ${options.maxBytes}`);
       return;
     }
     req.on('data', this.onHeadData);
@@ -108,7 +124,7 @@ class Exchange {
   private readonly onHeadData = (chunk: Buffer): void => {
     this.received += chunk.length;
     if (this.received > this.options.maxBytes) {
-      this.reject(413, `envelope over ${this.options.maxBytes} bytes`);
+      this.rejectAndClose(413, `envelope over ${this.options.maxBytes} bytes`);
       return;
     }
     this.head.push(chunk);
@@ -206,7 +222,7 @@ class Exchange {
       // Sentry must never get a complete envelope: destroying the request before its last
       // byte (or the final empty chunk) leaves Sentry a truncated body, which it drops.
       this.abortUpstream();
-      this.reject(413, `envelope over ${this.options.maxBytes} bytes (while streaming)`);
+      this.rejectAndClose(413, `envelope over ${this.options.maxBytes} bytes (while streaming)`);
       return;
     }
     const upstream = this.upstreamRequest as ClientRequest;
@@ -273,7 +289,7 @@ class Exchange {
       if (!this.res.writableEnded) this.res.destroy();
       return;
     }
-    this.reject(502, `Sentry unreachable: ${error.code ?? error.message}`);
+    this.rejectAndClose(502, `Sentry unreachable: ${error.code ?? error.message}`);
   };
 
   private readonly onTimeout = (): void => {
@@ -283,7 +299,25 @@ class Exchange {
       if (!this.res.writableEnded) this.res.destroy();
       return;
     }
-    this.reject(504, `no answer from Sentry within ${this.options.timeoutMs} ms`);
+    this.rejectAndClose(504, `no answer from Sentry within ${this.options.timeoutMs} ms`);
+  };
+
+  private readonly onBodyTimeout = (): void => {
+    this.bodyTimer = undefined;
+    if (this.req.complete) return;
+    if (this.answered) {
+      // A rejection still draining, or Sentry answered early: the rest is not worth waiting for.
+      this.closeAfterAnswer();
+      return;
+    }
+    // Sentry must never get a complete envelope: the request is cut short, as for a 413.
+    this.abortUpstream();
+    this.rejectAndClose(408, `envelope not complete within ${this.options.bodyTimeoutMs} ms`);
+  };
+
+  private readonly clearBodyTimer = (): void => {
+    if (this.bodyTimer) clearTimeout(this.bodyTimer);
+    this.bodyTimer = undefined;
   };
 
   private abortUpstream(): void {
@@ -334,7 +368,7 @@ class Exchange {
       this.received += chunk.length;
       if (this.received > this.options.maxBytes) {
         this.head = [];
-        this.reject(413, `envelope over ${this.options.maxBytes} bytes`);
+        this.rejectAndClose(413, `envelope over ${this.options.maxBytes} bytes`);
         return;
       }
       this.head.push(chunk);
@@ -366,6 +400,35 @@ class Exchange {
     this.discardRest();
   }
 
+  /**
+   * For answers after which the rest of the body is worth nothing and the client is slow or
+   * oversized: reading on would hold the socket for as long as the client likes. A body that
+   * has fully arrived leaves the connection reusable.
+   */
+  private rejectAndClose(status: number, reason: string): void {
+    if (this.req.complete || this.answered) {
+      this.reject(status, reason);
+      return;
+    }
+    this.fail(status, reason, { connection: 'close' });
+    this.closeAfterAnswer();
+  }
+
+  /**
+   * Closes the connection once the answer is written. Until then the body is still read and
+   * dropped: unread bytes in the socket would turn the close into a reset that can beat the
+   * answer to the client.
+   */
+  private closeAfterAnswer(): void {
+    const { req, res } = this;
+    this.stopReading();
+    req.on('error', ignore);
+    req.resume();
+    const socket = req.socket;
+    if (res.writableFinished || !res.headersSent) socket.destroy();
+    else res.once('finish', () => socket.destroy());
+  }
+
   private fail(status: number, reason: string, headers?: OutgoingHttpHeaders): void {
     if (this.answered) return;
     this.options.log(`[tunnel] ${status} ${reason}`);
@@ -384,6 +447,15 @@ class Exchange {
     res.end(body);
   }
 
+  private stopReading(): void {
+    const { req } = this;
+    this.head = [];
+    req.off('data', this.onHeadData);
+    req.off('end', this.onHeadEnd);
+    req.off('data', this.onBodyData);
+    req.off('end', this.onBodyEnd);
+  }
+
   /**
    * Reads and drops the rest of a rejected body, so the client reads our answer instead of a
    * connection reset and the connection stays usable. Past a bound it is not worth the
@@ -391,11 +463,7 @@ class Exchange {
    */
   private discardRest(): void {
     const { req } = this;
-    this.head = [];
-    req.off('data', this.onHeadData);
-    req.off('end', this.onHeadEnd);
-    req.off('data', this.onBodyData);
-    req.off('end', this.onBodyEnd);
+    this.stopReading();
     if (req.complete || req.destroyed) return;
     let discarded = 0;
     const limit = Math.max(4 * this.options.maxBytes, DISCARD_AT_LEAST);

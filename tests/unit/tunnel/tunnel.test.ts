@@ -12,6 +12,9 @@ import { createTunnel } from '../../../app/server/tunnel/tunnel';
 import { createUpstream, type Upstream } from '../../../app/server/tunnel/upstream';
 import { type FakeSentry, startFakeSentry } from '../../fixtures/fake-sentry';
 import { chunkedBody, send, textEnvelope, until } from '../../support/envelopes';
+import { slowPost, within } from '../../support/slow-client';
+
+const BODY_TIMEOUT_MS = 1000;
 
 const dsn = (text: string): Dsn => {
   const parsed = parseDsn(text);
@@ -32,7 +35,9 @@ beforeAll(async () => {
   const tunnel = createTunnel({
     allowList: createAllowList([dsn(fake.dsn('1')), dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
     maxBytes: 4096,
-    timeoutMs: 500,
+    // Longer than the body timeout, so that a trickling forward meets the body timeout first.
+    timeoutMs: 2 * BODY_TIMEOUT_MS,
+    bodyTimeoutMs: BODY_TIMEOUT_MS,
     upstream,
     storeLocally: async (envelope) => {
       stored.push(envelope);
@@ -133,6 +138,35 @@ describe('createTunnel', () => {
   });
 
   it.each([
+    ['forwarding', () => fake.dsn('1'), 1],
+    ['storing locally', () => LOCAL_INBOX_DSN, 0],
+  ])(
+    'answers 408 and closes when the body is not whole in time (%s)',
+    async (_name, dsnOf, started) => {
+      const client = await slowPost({
+        origin: new URL(url).origin,
+        path: '/monitoring?o=0&p=1',
+        contentLength: 4000,
+        start: Buffer.from(`${JSON.stringify({ dsn: dsnOf() })}\n{"type":"event"}\n{`),
+      });
+      try {
+        client.trickle(50);
+        await within(client.closed, BODY_TIMEOUT_MS + 3_000, 'the 408 and the close');
+        expect(client.status()).toBe(408);
+        expect(client.closedByServer()).toBe(true);
+        expect(client.received()).toMatch(/\r\nconnection: close\r\n/i);
+        expect(logs).toEqual([`[tunnel] 408 envelope not complete within ${BODY_TIMEOUT_MS} ms`]);
+        expect(fake.started()).toBe(started);
+        await until(() => fake.incomplete() >= started);
+        expect(fake.received).toHaveLength(0);
+        expect(stored).toHaveLength(0);
+      } finally {
+        client.socket.destroy();
+      }
+    },
+  );
+
+  it.each([
     ['reset', 502],
     ['hang', 504],
   ] as const)('answers %s from Sentry with %i', async (kind, status) => {
@@ -158,6 +192,7 @@ describe('createTunnel when the local inbox fails', () => {
       allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
       maxBytes: 4096,
       timeoutMs: 500,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
       upstream,
       storeLocally,
       log: (line) => failures.push(line),
