@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 
 export interface BuiltServer {
   url: string;
+  /** The server's process id, to read its memory from /proc/<pid>/status. */
+  pid: number;
   /** Everything the server printed so far (stdout and stderr). */
   output(): string;
   /** Waits until the output matches, or fails after `timeoutMs`. */
@@ -93,6 +95,7 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
   const url = new URL(listening.replace('Listening on ', '')).origin;
   return {
     url,
+    pid: child.pid as number,
     output: () => output,
     waitForOutput,
     stderrBarrier: async () => {
