@@ -209,18 +209,23 @@ describe('with example routes and a Sentry DSN', () => {
     expect(mentions).toHaveLength(1);
   });
 
-  it('invalid server function input answers 500 without the validation issues or input', async () => {
+  it('invalid server function input is the caller’s: 400 naming the field, no value, no report', async () => {
     const marker = `invalid-input-secret-${'x'.repeat(40)}`;
+    const start = server.output().length;
     const response = await callFailingFunction(server, { label: marker });
     const body = await response.text();
-    expect(response.status).toBe(500);
-    expect(body).not.toContain('invalid-input-secret');
-    expect(body).not.toContain('issues');
-    expect(body).not.toContain('"expected"');
-    const { digest } = JSON.parse(body).$error;
-    const log = await logOf(server, digest);
-    expect(log).toHaveLength(1);
+    expect(response.status).toBe(400);
+    expect(body).toBe('invalid input: label: Invalid length: Expected <=40 but received 61');
+    // Not a failure: no JSON failure line, and no event ahead of the next real failure's.
+    await server.stderrBarrier();
+    expect(server.output().slice(start)).not.toContain('{"level":"error"');
+    expect(server.output()).not.toContain('invalid-input-secret');
+    const failing = await callFailingFunction(server, { label: 'after invalid input' });
+    const { digest } = JSON.parse(await failing.text()).$error;
     await sentryEventFor(sentry, digest);
+    expect(sentry.received.some((request) => request.body.includes('invalid-input-secret'))).toBe(
+      false,
+    );
   });
 
   it('a route with `errorComponent: undefined` answers 500 instead of spinning forever', async () => {

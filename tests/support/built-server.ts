@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 
 export interface BuiltServer {
   url: string;
+  /** The server's process id, to read its memory from /proc/<pid>/status. */
+  pid: number;
   /** Everything the server printed so far (stdout and stderr). */
   output(): string;
   /** Waits until the output matches, or fails after `timeoutMs`. */
@@ -41,6 +43,10 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     HOST: '127.0.0.1',
     PORT: '0',
     MONITORING_INBOX_DIR: join(mkdtempSync(join(tmpdir(), 'inbox-')), 'inbox'),
+    // Off unless a test turns it on (load-shedding.test.ts): the suite runs several servers and
+    // a browser on two cores, and a page shed for that machine's lag would fail a test about
+    // something else.
+    LOAD_SHEDDING_LAG_MS: '0',
     ...extra,
   };
 }
@@ -93,6 +99,7 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
   const url = new URL(listening.replace('Listening on ', '')).origin;
   return {
     url,
+    pid: child.pid as number,
     output: () => output,
     waitForOutput,
     stderrBarrier: async () => {

@@ -1,12 +1,16 @@
 /**
- * Global server-function middleware: a server function that throws (its handler, or its
- * valibot validator, whose message lists the issues with the input values) is recorded once
- * and answered with the public error only. The `.server()` body is stripped from the client
- * bundle by Start's compiler, and with it the server-only imports.
+ * Global server-function middleware: a server function that throws is recorded once and
+ * answered with the public error only. Called over HTTP with input its validator refuses, it
+ * is the caller's fault: a 400 naming the fields, one warning line, no failure record and no
+ * report (the input, up to the body limit, would otherwise fill the log line and the event).
+ * The `.server()` body is stripped from the client bundle by Start's compiler, and with it the
+ * server-only imports.
  */
 import { isNotFound, isRedirect } from '@tanstack/react-router';
 import { createMiddleware, startSerializer } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
+import { describeInvalidInput, invalidInputIssues } from '../server-functions/invalid-input';
+import { refusalLogLine } from '../server-functions/refusal-log-line';
 import { SERVER_FUNCTION_BASE } from '../server-functions/server-function-id';
 import { captureServerFailure } from './record-failure.server';
 
@@ -16,6 +20,17 @@ export const serverFunctionFailures = createMiddleware().server(async ({ next, f
   } catch (error) {
     if (isRedirect(error) || isNotFound(error) || error instanceof Response) throw error;
     const request = requestOf();
+    const overHttp = request.url?.startsWith(SERVER_FUNCTION_BASE) ?? false;
+    // In-process (a loader during SSR) the input came from our own code: a failure like any other.
+    const issues = overHttp ? invalidInputIssues(error) : undefined;
+    if (issues) {
+      const reason = describeInvalidInput(issues);
+      console.warn(refusalLogLine(400, reason, request.method, functionId));
+      throw new Response(reason, {
+        status: 400,
+        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+      });
+    }
     const publicError = captureServerFailure(error, {
       phase: 'server-function',
       route: functionId,
@@ -24,7 +39,7 @@ export const serverFunctionFailures = createMiddleware().server(async ({ next, f
     // Called over HTTP: answer here, as Start's handler would (500, the serialised error), so
     // that its handler does not print the failure a second time ("Server Fn Error!"). Called
     // in-process by a loader during SSR: throw, and the route's failure handling takes over.
-    if (request.url?.startsWith(SERVER_FUNCTION_BASE)) {
+    if (overHttp) {
       throw new Response(startSerializer.stringify(publicError), {
         status: 500,
         headers: { 'Content-Type': 'application/json' },

@@ -6,6 +6,7 @@
  * - what never waits behind pages: the tunnel and /health are answered first;
  * - load shedding: new page requests get a fast 503 while the event loop lags;
  * - security headers on every response but the tunnel's; the vite manifest is not served;
+ * - server function bodies are bounded before anything reads them (../server-functions/body-limit.ts);
  * - a port already in use is one line and exit code 1; the monitoring lines follow listening;
  * - graceful shutdown that lets in-flight requests finish (./graceful-shutdown.server.ts).
  * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md.
@@ -22,6 +23,9 @@ import { answerHealth } from '../health/health-endpoint.server';
 import { isHealthPath } from '../health/health-report';
 import { describeInboxAccess, describeMonitoring } from '../monitoring-mode.server';
 import { baseSecurityHeaders } from '../security/security-headers';
+import { bodyLimitRefusal } from '../server-functions/body-limit';
+import { refusalLogLine } from '../server-functions/refusal-log-line';
+import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '../server-functions/server-function-id';
 import { theTunnel } from '../tunnel/tunnel-instance.server';
 import { isTunnelPath } from '../tunnel/tunnel-path';
 import { createAdmission } from './admission';
@@ -94,6 +98,19 @@ const server = new Server(
     if (isHiddenBuildFile(path)) {
       answerText(res, 404, 'Not found');
       return;
+    }
+    if (path.startsWith(`${SERVER_FUNCTION_BASE}/`)) {
+      const refusal = bodyLimitRefusal(req.headers);
+      if (refusal) {
+        console.warn(
+          refusalLogLine(refusal.status, refusal.reason, req.method, serverFunctionIdOf(path)),
+        );
+        // The body stays unread: Node would otherwise read and discard it to keep the
+        // connection alive, so a client that goes on sending gets its connection closed.
+        res.shouldKeepAlive = false;
+        answerText(res, refusal.status, refusal.reason);
+        return;
+      }
     }
     const kind = requestKind(req.method, path, publicFiles);
     if (kind === 'file') {
