@@ -3,8 +3,12 @@ import { serverConfig } from '../env.server';
 import { localInbox } from '../inbox/inbox.server';
 import { localInboxDsnOf } from '../monitoring-mode.server';
 import { createAllowList } from './allow-list';
+import { createByteBudget } from './byte-budget';
 import { createTunnel, type TunnelHandler } from './tunnel';
 import { createUpstream } from './upstream';
+
+/** Local envelopes being received, all together: 64 of the largest, or thousands of usual ones. */
+export const LOCAL_INBOX_BUFFER_BYTES = 64 * 1024 * 1024;
 
 let tunnel: TunnelHandler | undefined;
 
@@ -19,6 +23,7 @@ export function theTunnel(): TunnelHandler {
     upstream: createUpstream(),
     // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
     storeLocally: (envelope) => localInbox().append(envelope),
+    localBuffer: createByteBudget(LOCAL_INBOX_BUFFER_BYTES),
     log: (line) => console.warn(line),
     debug: config.tunnelDebug,
   });

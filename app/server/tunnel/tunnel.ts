@@ -19,6 +19,7 @@ import type {
   ServerResponse,
 } from 'node:http';
 import type { AllowList, Destination } from './allow-list';
+import type { ByteBudget } from './byte-budget';
 import { HeaderLineScanner, parseEnvelopeHeader } from './envelope-header';
 import { parseTunnelQuery } from './query-schema';
 import type { HeaderList, Upstream } from './upstream';
@@ -33,6 +34,8 @@ export interface TunnelOptions {
   upstream: Upstream;
   /** Where envelopes for the local inbox DSN go. */
   storeLocally(envelope: Uint8Array): Promise<void>;
+  /** What local envelopes being received may hold in memory, all together (then 503). */
+  localBuffer: ByteBudget;
   /** One line per rejected or failed request; never envelope contents. */
   log(line: string): void;
   /** Also log every forwarded envelope. */
@@ -337,6 +340,23 @@ class Exchange {
   // --- Phase 2b: local inbox --------------------------------------------------------------
 
   private store(eventId: string | undefined, ended: boolean): void {
+    // Held whole until written: every exchange's bytes count against one shared budget, given
+    // back when the exchange ends, however it ends.
+    const budget = this.options.localBuffer;
+    let held = 0;
+    this.res.once('close', () => budget.give(held));
+    const hold = (bytes: number): boolean => {
+      if (!budget.take(bytes)) {
+        this.head = [];
+        this.rejectAndClose(503, 'local inbox busy: too many envelopes arriving at once', {
+          'retry-after': '5',
+        });
+        return false;
+      }
+      held += bytes;
+      return true;
+    };
+    if (!hold(this.received)) return;
     const save = () => {
       const envelope = this.head.length === 1 ? (this.head[0] as Buffer) : Buffer.concat(this.head);
       this.head = [];
@@ -371,7 +391,7 @@ class Exchange {
         this.rejectAndClose(413, `envelope over ${this.options.maxBytes} bytes`);
         return;
       }
-      this.head.push(chunk);
+      if (hold(chunk.length)) this.head.push(chunk);
     });
     this.req.on('end', () => {
       if (!this.answered) save();
@@ -405,12 +425,12 @@ class Exchange {
    * oversized: reading on would hold the socket for as long as the client likes. A body that
    * has fully arrived leaves the connection reusable.
    */
-  private rejectAndClose(status: number, reason: string): void {
+  private rejectAndClose(status: number, reason: string, headers?: OutgoingHttpHeaders): void {
     if (this.req.complete || this.answered) {
-      this.reject(status, reason);
+      this.reject(status, reason, headers);
       return;
     }
-    this.fail(status, reason, { connection: 'close' });
+    this.fail(status, reason, { ...headers, connection: 'close' });
     this.closeAfterAnswer();
   }
 

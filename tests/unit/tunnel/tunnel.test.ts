@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Dsn, isDsn, parseDsn } from '../../../app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
 import { createAllowList } from '../../../app/server/tunnel/allow-list';
+import { createByteBudget } from '../../../app/server/tunnel/byte-budget';
 import { createTunnel } from '../../../app/server/tunnel/tunnel';
 import { createUpstream, type Upstream } from '../../../app/server/tunnel/upstream';
 import { type FakeSentry, startFakeSentry } from '../../fixtures/fake-sentry';
@@ -28,6 +29,8 @@ let url: string;
 let upstream: Upstream;
 const logs: string[] = [];
 const stored: Uint8Array[] = [];
+// Room for two envelopes of the 4 KiB limit at once.
+const localBuffer = createByteBudget(8192);
 
 beforeAll(async () => {
   fake = await startFakeSentry();
@@ -42,6 +45,7 @@ beforeAll(async () => {
     storeLocally: async (envelope) => {
       stored.push(envelope);
     },
+    localBuffer,
     log: (line) => logs.push(line),
     debug: false,
   });
@@ -109,6 +113,37 @@ describe('createTunnel', () => {
     const answer = await send(`${url}?o=0&p=1`, { body });
     expect(answer.status).toBe(413);
     expect(stored).toHaveLength(0);
+  });
+
+  it('holds local envelopes within one shared budget: 503 past it, room again once they end', async () => {
+    // Two uploads of 3.5 KiB each fit the 8 KiB budget together; a third does not.
+    const start = Buffer.concat([
+      Buffer.from(`${JSON.stringify({ dsn: LOCAL_INBOX_DSN })}\n{"type":"event"}\n{`),
+      Buffer.alloc(3500, 0x61),
+    ]);
+    const post = () =>
+      slowPost({
+        origin: new URL(url).origin,
+        path: '/monitoring?o=0&p=1',
+        contentLength: 4000,
+        start,
+      });
+    const first = await post();
+    const second = await post();
+    await until(() => localBuffer.used() >= 2 * start.length);
+    const third = await post();
+    try {
+      await within(third.closed, 3_000, 'the 503 and the close');
+      expect(third.status()).toBe(503);
+      expect(third.received()).toMatch(/\r\nretry-after: 5\r\n/i);
+      expect(logs).toEqual(['[tunnel] 503 local inbox busy: too many envelopes arriving at once']);
+    } finally {
+      for (const client of [first, second, third]) client.socket.destroy();
+    }
+    // The budget is given back however an exchange ends (here: the clients left).
+    await until(() => localBuffer.used() === 0);
+    const answer = await send(`${url}?o=0&p=1`, { body: textEnvelope(LOCAL_INBOX_DSN, 'after') });
+    expect(answer.status).toBe(200);
   });
 
   it('stops the forward when the client goes away mid-upload', async () => {
@@ -195,6 +230,7 @@ describe('createTunnel when the local inbox fails', () => {
       bodyTimeoutMs: BODY_TIMEOUT_MS,
       upstream,
       storeLocally,
+      localBuffer: createByteBudget(1024 * 1024),
       log: (line) => failures.push(line),
       debug: false,
     });
