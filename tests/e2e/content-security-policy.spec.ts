@@ -1,0 +1,103 @@
+/**
+ * The pages under their Content-Security-Policy in Chromium: hydration, navigation, a server
+ * function and an error report all work with no violation; a script injected without the
+ * response's nonce is blocked, and the violation reaches Sentry through the tunnel.
+ */
+import { expect, type Page, test } from '@playwright/test';
+import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { errorMessages, parseEnvelope } from '../support/received-envelopes';
+import { throwInPage, waitForSentryClient } from './support/page-sdk';
+
+let ingest: FakeSentry;
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  ingest = await startFakeSentry();
+  server = await startBuiltServer({
+    SENTRY_DSN: ingest.dsn(),
+    ENABLE_EXAMPLE_ROUTES: 'true',
+    SENTRY_TRACES_SAMPLE_RATE: '0',
+  });
+});
+test.afterAll(async () => {
+  await server?.stop();
+  await ingest?.close();
+});
+test.beforeEach(() => ingest.reset());
+
+/** The messages of message events (captureMessage) the ingest received. */
+function messageEvents(): string[] {
+  return ingest.received.flatMap((request) =>
+    parseEnvelope(request.body)
+      .items.filter((item) => item.header.type === 'event')
+      .map((item) => (item.payload as { message?: string }).message ?? '')
+      .filter(Boolean),
+  );
+}
+
+/** Every violation the browser raises in the page, from the first script on. */
+async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push(`${event.effectiveDirective} ${event.blockedURI}`),
+    );
+  });
+  return () =>
+    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations ?? []);
+}
+
+test('pages hydrate, navigate, call the server and report errors with no violation', async ({
+  page,
+}) => {
+  const violations = await recordViolations(page);
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy/i.test(message.text())) {
+      consoleErrors.push(message.text());
+    }
+  });
+
+  await page.goto(`${server.url}/`);
+  await waitForSentryClient(page);
+  await page.getByRole('link', { name: 'How errors are handled' }).click();
+  await expect(page).toHaveURL(`${server.url}/about`);
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForSentryClient(page);
+  await page.getByRole('button', { name: 'Call failing server function' }).click();
+  await expect(page.getByRole('status')).toHaveText(/^The server function failed, digest /);
+
+  // The tunnel is the one way out that connect-src leaves: the report arrives.
+  await throwInPage(page, 'reported under the policy');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('reported under the policy');
+
+  expect(await violations()).toEqual([]);
+  expect(consoleErrors).toEqual([]);
+  expect(
+    messageEvents().filter((message) => message.startsWith('Content-Security-Policy')),
+  ).toEqual([]);
+});
+
+test('a script injected without the nonce is blocked, and the violation is reported', async ({
+  page,
+}) => {
+  const violations = await recordViolations(page);
+  await page.goto(`${server.url}/about`);
+  await waitForSentryClient(page);
+
+  await page.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.__injected = true';
+    document.body.append(script);
+  });
+
+  await expect.poll(violations).toEqual([expect.stringMatching(/^script-src-elem inline$/)]);
+  expect(
+    await page.evaluate(() => (window as { __injected?: boolean }).__injected),
+  ).toBeUndefined();
+  await expect
+    .poll(messageEvents)
+    .toContain('Content-Security-Policy: script-src-elem blocked inline');
+});
