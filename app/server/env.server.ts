@@ -119,6 +119,9 @@ const EnvSchema = v.object({
   ALLOWED_HOSTS: v.optional(hostList),
   // 0 turns load shedding off.
   LOAD_SHEDDING_LAG_MS: integer(0, 60_000, 100),
+  // How long an idle kept-alive connection stays open. Behind a load balancer that reuses
+  // connections, set it above the balancer's idle timeout, or it meets connections we closed.
+  KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 600_000, 5_000),
   // 0 turns the per-client cap off (behind a reverse proxy every client is the proxy).
   MAX_CONNECTIONS_PER_CLIENT: integer(0, 1_000_000, 1_000),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
@@ -170,6 +173,8 @@ export interface ServerConfig {
   hsts: boolean;
   /** Event-loop lag past which new page requests get a 503; 0 is off. */
   loadSheddingLagMs: number;
+  /** How long an idle kept-alive connection stays open. */
+  keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
   maxConnectionsPerClient: number;
 }
@@ -218,6 +223,7 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
         e.ALLOWED_HOSTS ?? (production && e.PUBLIC_URL ? [e.PUBLIC_URL.host.toLowerCase()] : 'any'),
       hsts: e.PUBLIC_URL?.protocol === 'https:',
       loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
     },
   };

@@ -71,6 +71,7 @@ const limits = serverLimits({
   descriptorLimit: readDescriptorLimit(),
   tunnelBodyTimeoutMs: config.tunnelBodyTimeoutMs,
   tunnelTimeoutMs: config.tunnelTimeoutMs,
+  keepAliveTimeoutMs: config.keepAliveTimeoutMs,
 });
 
 const server = new Server(

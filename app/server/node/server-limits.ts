@@ -8,8 +8,6 @@
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** A whole request must arrive within this; at least the tunnel's body timeout plus a margin. */
 export const REQUEST_TIMEOUT_MS = 30_000;
-/** An idle kept-alive connection is closed after this (Node's default, chosen on purpose). */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** How often Node checks the two timeouts above (its default, 30 s, lets them overrun by that much). */
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading). */
@@ -42,8 +40,10 @@ export function serverLimits(options: {
   descriptorLimit: number | undefined;
   tunnelBodyTimeoutMs: number;
   tunnelTimeoutMs: number;
+  /** KEEP_ALIVE_TIMEOUT_MS. */
+  keepAliveTimeoutMs: number;
 }): ServerLimits {
-  const { descriptorLimit, tunnelBodyTimeoutMs, tunnelTimeoutMs } = options;
+  const { descriptorLimit, tunnelBodyTimeoutMs, tunnelTimeoutMs, keepAliveTimeoutMs } = options;
   const byDescriptors =
     descriptorLimit === undefined
       ? MAX_CONNECTIONS
@@ -52,10 +52,15 @@ export function serverLimits(options: {
     headersTimeout: HEADERS_TIMEOUT_MS,
     // Node refuses a headersTimeout above requestTimeout; the tunnel's body must fit too.
     requestTimeout: Math.max(REQUEST_TIMEOUT_MS, tunnelBodyTimeoutMs + 5_000),
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    keepAliveTimeout: keepAliveTimeoutMs,
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    // The tunnel waits for Sentry with the socket silent: never cut that short.
-    idleSocketTimeout: Math.max(IDLE_SOCKET_TIMEOUT_MS, tunnelTimeoutMs + 5_000),
+    // The tunnel waits for Sentry with the socket silent, and a kept-alive socket waits for
+    // its next request: never cut either short.
+    idleSocketTimeout: Math.max(
+      IDLE_SOCKET_TIMEOUT_MS,
+      tunnelTimeoutMs + 5_000,
+      keepAliveTimeoutMs + 5_000,
+    ),
     maxConnections: Math.min(MAX_CONNECTIONS, byDescriptors),
   };
 }

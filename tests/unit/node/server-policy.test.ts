@@ -60,7 +60,7 @@ describe('isHiddenBuildFile', () => {
 });
 
 describe('serverLimits', () => {
-  const base = { tunnelBodyTimeoutMs: 10_000, tunnelTimeoutMs: 10_000 };
+  const base = { tunnelBodyTimeoutMs: 10_000, tunnelTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
 
   it('caps connections below the descriptor limit, keeping some for files and Sentry', () => {
     expect(serverLimits({ ...base, descriptorLimit: 1024 }).maxConnections).toBe(691);
@@ -76,11 +76,18 @@ describe('serverLimits', () => {
       descriptorLimit: 20_000,
       tunnelBodyTimeoutMs: 120_000,
       tunnelTimeoutMs: 90_000,
+      keepAliveTimeoutMs: 5_000,
     });
     expect(limits.requestTimeout).toBeGreaterThan(120_000);
     expect(limits.idleSocketTimeout).toBeGreaterThan(90_000);
     expect(limits.headersTimeout).toBeLessThanOrEqual(limits.requestTimeout);
     expect(limits.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+  });
+
+  it('keeps an idle kept-alive connection as long as KEEP_ALIVE_TIMEOUT_MS says', () => {
+    const limits = serverLimits({ ...base, descriptorLimit: 20_000, keepAliveTimeoutMs: 75_000 });
+    expect(limits.keepAliveTimeout).toBe(75_000);
+    expect(limits.idleSocketTimeout).toBeGreaterThan(75_000);
   });
 
   it('reads the soft open-files limit from /proc/self/limits', () => {
