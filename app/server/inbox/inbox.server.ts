@@ -149,18 +149,29 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     return summary;
   };
 
-  /** Reads one entry this store has not seen into the index. */
-  const load = async (name: string, atVersion: number): Promise<void> => {
-    let bytes: Uint8Array;
+  /** Never loses an envelope over the bounds: the detail view bounds what it reads again. */
+  const boundedOrAsGiven = (envelope: Uint8Array): Uint8Array => {
     try {
-      bytes = await readFile(join(dir, name));
+      return normaliseEnvelope(envelope);
     } catch (error) {
-      if (isMissing(error)) return; // pruned or cleared meanwhile
-      // Left out of the index, so it is tried again on the next read.
-      reportOnce(name, `entry ${name} could not be read (${(error as Error).message}); not listed`);
-      return;
+      report(`an envelope was stored unbounded: ${(error as Error).message}`);
+      return envelope;
     }
-    if (!index.has(name)) index.set(name, { summary: summarize(name, bytes), version: atVersion });
+  };
+
+  /** The bytes of an entry this store has not seen, or undefined when it cannot be read. */
+  const readEntry = async (name: string): Promise<Uint8Array | undefined> => {
+    try {
+      return await readFile(join(dir, name));
+    } catch (error) {
+      // Missing: pruned or cleared meanwhile. Otherwise it stays out of the index, so it is
+      // tried again on the next read.
+      if (!isMissing(error)) {
+        const reason = (error as Error).message;
+        reportOnce(name, `entry ${name} could not be read (${reason}); not listed`);
+      }
+      return undefined;
+    }
   };
 
   /** Brings the index in line with the directory. */
@@ -179,9 +190,16 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     for (const name of reported) if (!existing.has(name)) reported.delete(name);
     const unseen = entries.filter((name) => !index.has(name));
     for (let start = 0; start < unseen.length; start += READ_CONCURRENCY) {
-      await Promise.all(
-        unseen.slice(start, start + READ_CONCURRENCY).map((name) => load(name, listedAt)),
-      );
+      const batch = unseen.slice(start, start + READ_CONCURRENCY);
+      const contents = await Promise.all(batch.map(readEntry));
+      for (const [offset, name] of batch.entries()) {
+        const bytes = contents[offset];
+        if (!bytes || index.has(name)) continue;
+        // One parse per turn of the event loop: a batch of 1 MiB entries parsed back to back
+        // stalls it long enough to make the server shed load (and answer pages with 503).
+        await nextTurn();
+        index.set(name, { summary: summarize(name, bytes), version: listedAt });
+      }
     }
   };
 
@@ -210,7 +228,7 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     dir,
 
     async append(envelope) {
-      const bytes = normaliseEnvelope(envelope);
+      const bytes = boundedOrAsGiven(envelope);
       const name = entryName(Date.now(), sequence++, randomInt(2 ** 32));
       try {
         await ensureDir();
@@ -303,6 +321,10 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function removeQuietly(path: string): Promise<void> {
