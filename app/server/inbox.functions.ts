@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { serverConfig } from './env.server';
 import { type LocalInbox, localInbox } from './inbox/inbox.server';
 import { currentInboxAccess } from './inbox/inbox-access.server';
-import { type EventDetail, eventDetailOf } from './inbox/inbox-event';
+import { type EventDetail, eventDetailOf, type UnshownEvent } from './inbox/inbox-event';
 import { clearRefusal, findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 
 /**
@@ -40,13 +40,21 @@ export const InboxEventInput = v.object({
 
 export const getInboxEvent = createServerFn({ method: 'GET' })
   .validator(InboxEventInput)
-  .handler(async ({ data }): Promise<EventDetail> => {
+  .handler(async ({ data }): Promise<EventDetail | UnshownEvent> => {
     const inbox = inboxOrNotFound();
     const entry = findEventEntry(await inbox.list(), data.eventId);
     const bytes = entry ? await inbox.read(entry.id) : undefined;
-    const detail = bytes && entry ? eventDetailOf(bytes, entry.id) : undefined;
-    if (!detail) throw notFound();
-    return detail;
+    if (!bytes || !entry) throw notFound();
+    try {
+      const detail = eventDetailOf(bytes, entry.id);
+      if (detail) return detail;
+    } catch (error) {
+      // Reported to the log, not to the inbox: a failure stored there would be one more
+      // entry each time the page is viewed.
+      console.warn(`[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`);
+      return { eventId: data.eventId, unshown: true };
+    }
+    throw notFound();
   });
 
 /** The confirmation the clear form sends: without it nothing is deleted. */

@@ -14,6 +14,7 @@ export const Route = createFileRoute('/errors/$eventId')({
 
 function EventPage() {
   const event = Route.useLoaderData();
+  if ('unshown' in event) return <UnshownEvent eventId={event.eventId} />;
   return (
     <main className="page">
       <p>
@@ -54,6 +55,22 @@ function EventPage() {
           </dl>
         )}
       </section>
+    </main>
+  );
+}
+
+/** An entry the server could not turn into a page: the rest of the inbox is still there. */
+function UnshownEvent({ eventId }: { eventId: string }) {
+  return (
+    <main className="page">
+      <p>
+        <Link to="/errors">← All captured events</Link>
+      </p>
+      <h1>This event could not be shown</h1>
+      <p>
+        The inbox holds an event with the id <code>{eventId}</code>, but it could not be read as
+        one. The server log says why.
+      </p>
     </main>
   );
 }

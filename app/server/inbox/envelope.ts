@@ -16,6 +16,8 @@ import { isRecord } from '../is-record';
 export interface EnvelopeItem {
   header: Record<string, unknown>;
   payload: Uint8Array;
+  /** The item header line as it arrived, so an item passed on unchanged stays byte-identical. */
+  headerLine?: Uint8Array;
 }
 
 export interface Envelope {
@@ -23,10 +25,14 @@ export interface Envelope {
   items: EnvelopeItem[];
   /** Set when the bytes stopped making sense; items holds what came before. */
   problem?: string;
+  /** With a problem: the bytes from where it started, never read. */
+  rest?: Uint8Array;
 }
 
 const NEWLINE = 0x0a;
+const NEWLINE_BYTES = Uint8Array.of(NEWLINE);
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 export function splitEnvelope(bytes: Uint8Array): Envelope {
   const first = readLine(bytes, 0);
@@ -42,14 +48,18 @@ export function splitEnvelope(bytes: Uint8Array): Envelope {
       continue;
     }
     const itemHeader = parseObject(headerLine.line);
-    if (!itemHeader)
-      return { header, items, problem: `item ${items.length + 1} header is not JSON` };
+    if (!itemHeader) {
+      const problem = `item ${items.length + 1} header is not JSON`;
+      return { header, items, problem, rest: bytes.subarray(offset) };
+    }
+    const itemStart = offset;
     offset = headerLine.next;
     const length = itemHeader.length;
     let payload: Uint8Array;
     if (typeof length === 'number' && Number.isInteger(length) && length >= 0) {
       if (offset + length > bytes.length) {
-        return { header, items, problem: `item ${items.length + 1} is shorter than its length` };
+        const problem = `item ${items.length + 1} is shorter than its length`;
+        return { header, items, problem, rest: bytes.subarray(itemStart) };
       }
       payload = bytes.subarray(offset, offset + length);
       offset += length;
@@ -60,9 +70,33 @@ export function splitEnvelope(bytes: Uint8Array): Envelope {
       payload = payloadLine.line;
       offset = payloadLine.next;
     }
-    items.push({ header: itemHeader, payload });
+    items.push({ header: itemHeader, payload, headerLine: headerLine.line });
   }
   return { header, items };
+}
+
+/**
+ * Bytes again: the header line as given, then each item (its own header line unless
+ * `header` was replaced), then any unread rest. Payloads are always followed by a newline,
+ * which the format allows after a sized payload and needs after an unsized one.
+ */
+export function joinEnvelope(
+  headerLine: Uint8Array,
+  items: EnvelopeItem[],
+  rest?: Uint8Array,
+): Uint8Array {
+  const parts: Uint8Array[] = [headerLine, NEWLINE_BYTES];
+  for (const item of items) {
+    parts.push(item.headerLine ?? encoder.encode(JSON.stringify(item.header)), NEWLINE_BYTES);
+    parts.push(item.payload, NEWLINE_BYTES);
+  }
+  if (rest) parts.push(rest);
+  return Buffer.concat(parts);
+}
+
+/** The envelope header line as it arrived. */
+export function headerLineOf(bytes: Uint8Array): Uint8Array {
+  return readLine(bytes, 0).line;
 }
 
 /** The item payload as JSON, or undefined when it is not JSON. */

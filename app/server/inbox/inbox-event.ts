@@ -5,6 +5,7 @@
  */
 import { isRecord } from '../is-record';
 import { type Envelope, payloadJson, splitEnvelope } from './envelope';
+import { normaliseEvent } from './normalise-event';
 
 /** Item types listed as events; everything else (sessions, spans, …) is only counted. */
 const LISTED_TYPES = new Set(['event']);
@@ -74,6 +75,12 @@ export interface EventDetail extends EventSummary {
   tags: Array<[string, string]>;
 }
 
+/** What the detail page gets for an entry it cannot show: enough to say so, and no more. */
+export interface UnshownEvent {
+  eventId: string;
+  unshown: true;
+}
+
 export interface EnvelopeSummary {
   /** How many items of each type the envelope holds. */
   itemCounts: Record<string, number>;
@@ -94,11 +101,16 @@ export function summarizeEnvelope(bytes: Uint8Array, fallbackId: string): Envelo
   return summary;
 }
 
-/** The full detail of the envelope's event, or undefined when it holds none. */
+/**
+ * The full detail of the envelope's event, or undefined when it holds none. Bounded again
+ * here: entries stored before the inbox bounded events at ingest, or put in the directory by
+ * other means, must not make the page huge either.
+ */
 export function eventDetailOf(bytes: Uint8Array, fallbackId: string): EventDetail | undefined {
   const envelope = splitEnvelope(bytes);
-  const event = firstEvent(envelope);
-  if (!event) return undefined;
+  const found = firstEvent(envelope);
+  if (!found) return undefined;
+  const event = normaliseEvent(found);
   return {
     ...toSummary(event, envelope, fallbackId, Number.POSITIVE_INFINITY),
     exceptions: exceptionsOf(event),
@@ -205,7 +217,8 @@ function tagsOf(event: Record<string, unknown>): Array<[string, string]> {
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) continue;
     const [key, value] = pair;
-    if (typeof key === 'string' && value !== null && value !== undefined) {
+    // Primitives only: String() throws on an object like {"toString":1}.
+    if (typeof key === 'string' && ['string', 'number', 'boolean'].includes(typeof value)) {
       result.push([key, String(value)]);
     }
   }

@@ -29,19 +29,24 @@ export interface InboxPage {
   itemCounts: Record<string, number>;
 }
 
-/** One page of the events, newest first (the entries come newest first). */
+/**
+ * One page of the events, newest first (the entries come newest first). An event id is listed
+ * once, for the first envelope that carried it (see findEventEntry); later ones are counted as
+ * envelopes only.
+ */
 export function inboxPage(
   entries: readonly InboxEntryLike[],
   page: number,
   pageSize = INBOX_PAGE_SIZE,
 ): InboxPage {
   const itemCounts = emptyItemCounts();
+  const firsts = firstOfEachEvent(entries);
   const events: ListedEvent[] = [];
   for (const entry of entries) {
     for (const [type, count] of Object.entries(entry.summary.itemCounts)) {
       countItemType(itemCounts, type, count);
     }
-    if (entry.summary.event) {
+    if (entry.summary.event && firsts.has(entry)) {
       events.push({ ...entry.summary.event, receivedAt: entry.receivedAt.toISOString() });
     }
   }
@@ -57,12 +62,31 @@ export function inboxPage(
   };
 }
 
-/** The newest entry whose event has this id. */
+/**
+ * The entry of an event id: the first one received (the entries come newest first). The local
+ * DSN is public, so anyone can send an envelope with the id of an event already in the inbox;
+ * the first one wins, as in Sentry, which drops an event whose id it has already stored. Every
+ * envelope is still kept (decision 0103): deciding at append time would make each append wait
+ * for the whole inbox to be read after a restart.
+ */
 export function findEventEntry<T extends InboxEntryLike>(
   entries: readonly T[],
   eventId: string,
 ): T | undefined {
-  return entries.find((entry) => entry.summary.event?.eventId === eventId);
+  return entries.findLast((entry) => entry.summary.event?.eventId === eventId);
+}
+
+function firstOfEachEvent(entries: readonly InboxEntryLike[]): Set<InboxEntryLike> {
+  const seen = new Set<string>();
+  const firsts = new Set<InboxEntryLike>();
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const entry = entries[index] as InboxEntryLike;
+    const id = entry.summary.event?.eventId;
+    if (id === undefined || seen.has(id)) continue;
+    seen.add(id);
+    firsts.add(entry);
+  }
+  return firsts;
 }
 
 export interface ClearRequest {

@@ -5,15 +5,20 @@
  * appends never interleave. The newest `limit` entries are kept. Why files and not a log:
  * docs/decisions/0300-inbox-one-file-per-envelope.md.
  *
- * Several module instances may share one directory (each vinxi router bundles its own
- * copy of this module), so nothing here trusts memory over the directory: the summary
- * cache is keyed by file name and refreshed from a directory listing.
+ * Events are bounded before they are stored (normalise-envelope.ts), so no entry can make a
+ * page huge. The list comes from an index in memory, one summary per file name: an append adds
+ * its own summary (it has the bytes), pruning and clearing remove theirs, so a burst of appends
+ * costs the next reader nothing. The index is still checked against a directory listing on each
+ * read, because the directory is the truth: another process, or a copy of this module that is
+ * not the process-wide one, may write there too. Only the first read after a start reads every
+ * file, once, however many readers ask at the same time.
  */
 import { randomInt } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { serverConfig } from '../env.server';
-import { type EnvelopeSummary, summarizeEnvelope } from './inbox-event';
+import { processShared } from '../process-shared.server';
+import { type EnvelopeSummary, emptyItemCounts, summarizeEnvelope } from './inbox-event';
 import {
   entryName,
   isEntryName,
@@ -22,9 +27,10 @@ import {
   receivedAtOf,
   tempNameFor,
 } from './inbox-file-names';
+import { normaliseEnvelope } from './normalise-envelope';
 
 export interface InboxStore {
-  /** Stores one envelope (raw bytes) atomically; resolves once it is durable. */
+  /** Stores one envelope atomically, its events bounded; resolves once it is durable. */
   append(envelope: Uint8Array): Promise<void>;
 }
 
@@ -37,7 +43,7 @@ export interface InboxEntry {
 
 export interface LocalInbox extends InboxStore {
   readonly dir: string;
-  /** Every entry, newest first. Only files not seen before are read and parsed. */
+  /** Every entry, newest first. Only files this store has not seen are read and parsed. */
   list(): Promise<InboxEntry[]>;
   /** The raw bytes of one entry, or undefined when there is no such entry. */
   read(id: string): Promise<Uint8Array | undefined>;
@@ -63,11 +69,16 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
   const limit = options.limit ?? INBOX_LIMIT;
   const report = options.report ?? ((message) => console.warn(`[inbox] ${message}`));
   const staleTempMs = options.staleTempMs ?? 60_000;
-  const summaries = new Map<string, EnvelopeSummary>();
+  /** The index: a summary per entry, and the `version` at which this store added it. */
+  const index = new Map<string, { summary: EnvelopeSummary; version: number }>();
+  /** Counts this store's own additions, so a listing older than one does not undo it. */
+  let version = 0;
   const reported = new Set<string>();
   let sequence = 0;
   let dirReady: Promise<unknown> | undefined;
   let pruning: Promise<void> = Promise.resolve();
+  let scanning: Promise<void> | undefined;
+  let nextScan: Promise<void> | undefined;
 
   const ensureDir = () => {
     dirReady ??= mkdir(dir, { recursive: true }).catch((error) => {
@@ -86,12 +97,23 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     }
   };
 
+  const reportOnce = (name: string, message: string) => {
+    if (reported.has(name)) return;
+    reported.add(name);
+    report(message);
+  };
+
   const prune = () => {
     // One prune at a time: concurrent ones would race to delete the same files.
     pruning = pruning.then(async () => {
       try {
         const entries = newestFirst(await names());
-        await Promise.all(entries.slice(limit).map((name) => removeQuietly(join(dir, name))));
+        await Promise.all(
+          entries.slice(limit).map(async (name) => {
+            await removeQuietly(join(dir, name));
+            index.delete(name);
+          }),
+        );
       } catch (error) {
         // The envelope is stored already; a failed trim is retried on the next append.
         report(`could not trim the inbox to ${limit} envelopes: ${(error as Error).message}`);
@@ -105,66 +127,129 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
       if (reported.has(name)) continue;
       const info = await stat(join(dir, name)).catch(() => undefined);
       if (!info || Date.now() - info.mtimeMs < staleTempMs) continue;
-      reported.add(name);
-      report(`skipped ${name}: a write that never finished (the server stopped mid-write)`);
+      reportOnce(
+        name,
+        `skipped ${name}: a write that never finished (the server stopped mid-write)`,
+      );
       await removeQuietly(join(dir, name));
     }
   };
 
-  const summaryOf = async (name: string): Promise<EnvelopeSummary | undefined> => {
-    const cached = summaries.get(name);
-    if (cached) return cached;
-    let bytes: Uint8Array;
+  const summarize = (name: string, bytes: Uint8Array): EnvelopeSummary => {
+    let summary: EnvelopeSummary;
     try {
-      bytes = await readFile(join(dir, name));
+      summary = summarizeEnvelope(bytes, name.replace(/\.envelope$/, ''));
     } catch (error) {
-      if (isMissing(error)) return undefined; // pruned or cleared meanwhile
-      throw error;
+      // One entry that cannot be summarised must not take the list down with it.
+      summary = { itemCounts: emptyItemCounts(), problem: (error as Error).message };
     }
-    const summary = summarizeEnvelope(bytes, name.replace(/\.envelope$/, ''));
-    if (summary.problem && !reported.has(name)) {
-      reported.add(name);
-      report(`entry ${name} is damaged (${summary.problem}); showing what could be read`);
+    if (summary.problem) {
+      reportOnce(name, `entry ${name} is damaged (${summary.problem}); showing what could be read`);
     }
-    summaries.set(name, summary);
     return summary;
+  };
+
+  /** Never loses an envelope over the bounds: the detail view bounds what it reads again. */
+  const boundedOrAsGiven = (envelope: Uint8Array): Uint8Array => {
+    try {
+      return normaliseEnvelope(envelope);
+    } catch (error) {
+      report(`an envelope was stored unbounded: ${(error as Error).message}`);
+      return envelope;
+    }
+  };
+
+  /** The bytes of an entry this store has not seen, or undefined when it cannot be read. */
+  const readEntry = async (name: string): Promise<Uint8Array | undefined> => {
+    try {
+      return await readFile(join(dir, name));
+    } catch (error) {
+      // Missing: pruned or cleared meanwhile. Otherwise it stays out of the index, so it is
+      // tried again on the next read.
+      if (!isMissing(error)) {
+        const reason = (error as Error).message;
+        reportOnce(name, `entry ${name} could not be read (${reason}); not listed`);
+      }
+      return undefined;
+    }
+  };
+
+  /** Brings the index in line with the directory. */
+  const scan = async (): Promise<void> => {
+    const listedAt = version;
+    const all = await names();
+    await reportLeftovers(all);
+    const entries = newestFirst(all).slice(0, limit);
+    const present = new Set(entries);
+    for (const [name, entry] of index) {
+      // An entry this store added after the listing was taken is not missing, just new.
+      if (!present.has(name) && entry.version <= listedAt) index.delete(name);
+    }
+    // Names reported once stay quiet while they exist; gone ones need no memory.
+    const existing = new Set(all);
+    for (const name of reported) if (!existing.has(name)) reported.delete(name);
+    const unseen = entries.filter((name) => !index.has(name));
+    for (let start = 0; start < unseen.length; start += READ_CONCURRENCY) {
+      const batch = unseen.slice(start, start + READ_CONCURRENCY);
+      const contents = await Promise.all(batch.map(readEntry));
+      for (const [offset, name] of batch.entries()) {
+        const bytes = contents[offset];
+        if (!bytes || index.has(name)) continue;
+        // One parse per turn of the event loop: a batch of 1 MiB entries parsed back to back
+        // stalls it long enough to make the server shed load (and answer pages with 503).
+        await nextTurn();
+        index.set(name, { summary: summarize(name, bytes), version: listedAt });
+      }
+    }
+  };
+
+  /**
+   * One scan at a time, shared: readers that arrive during a scan share the one after it
+   * (which sees what the running one may have missed), so a crowd of readers after a start
+   * reads each file once.
+   */
+  const refresh = (): Promise<void> => {
+    if (!scanning) {
+      scanning = scan().finally(() => {
+        scanning = undefined;
+      });
+      return scanning;
+    }
+    nextScan ??= scanning
+      .catch(() => {})
+      .then(() => {
+        nextScan = undefined;
+        return refresh();
+      });
+    return nextScan;
   };
 
   return {
     dir,
 
     async append(envelope) {
+      const bytes = boundedOrAsGiven(envelope);
       const name = entryName(Date.now(), sequence++, randomInt(2 ** 32));
       try {
         await ensureDir();
-        await writeDurably(dir, name, envelope);
+        await writeDurably(dir, name, bytes);
       } catch (error) {
         if (!isMissing(error)) throw error;
         // The directory went away while the server ran (someone cleaned .data): make it again.
         dirReady = undefined;
         await ensureDir();
-        await writeDurably(dir, name, envelope);
+        await writeDurably(dir, name, bytes);
       }
+      version += 1;
+      index.set(name, { summary: summarize(name, bytes), version });
       await prune();
     },
 
     async list() {
-      const all = await names();
-      await reportLeftovers(all);
-      const entries = newestFirst(all).slice(0, limit);
-      const present = new Set(entries);
-      for (const name of summaries.keys()) if (!present.has(name)) summaries.delete(name);
-      // Names reported once stay quiet while they exist; gone ones need no memory.
-      const existing = new Set(all);
-      for (const name of reported) if (!existing.has(name)) reported.delete(name);
-      // Only files not seen before are read; the rest come from the cache.
-      const unseen = entries.filter((name) => !summaries.has(name));
-      for (let start = 0; start < unseen.length; start += READ_CONCURRENCY) {
-        await Promise.all(unseen.slice(start, start + READ_CONCURRENCY).map(summaryOf));
-      }
+      await refresh();
       const result: InboxEntry[] = [];
-      for (const name of entries) {
-        const summary = summaries.get(name);
+      for (const name of newestFirst([...index.keys()]).slice(0, limit)) {
+        const summary = index.get(name)?.summary;
         const receivedAt = receivedAtOf(name);
         if (summary && receivedAt) result.push({ id: name, receivedAt, summary });
       }
@@ -185,23 +270,25 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     async clear() {
       const entries = (await names()).filter(isEntryName);
       await Promise.all(entries.map((name) => removeQuietly(join(dir, name))));
-      summaries.clear();
+      // Only what was deleted: an append that finished meanwhile is still there.
+      for (const name of entries) index.delete(name);
       return entries.length;
     },
   };
 }
 
-let processInbox: LocalInbox | undefined;
-
-/** The process-wide inbox at serverConfig().monitoring.inboxDir (local inbox mode only). */
+/**
+ * The process-wide inbox at serverConfig().monitoring.inboxDir (local inbox mode only). One
+ * per process, not per module copy: the tunnel and the /errors pages are in different vinxi
+ * routers, and the pages' index must hear of the tunnel's appends.
+ */
 export function localInbox(): LocalInbox {
-  if (processInbox) return processInbox;
   const { monitoring } = serverConfig();
   if (monitoring.kind !== 'local-inbox') {
     throw new Error('The local inbox is only used when SENTRY_DSN is not set');
   }
-  processInbox = openInbox(monitoring.inboxDir);
-  return processInbox;
+  const { inboxDir } = monitoring;
+  return processShared(`local-inbox:${resolve(inboxDir)}`, () => openInbox(inboxDir));
 }
 
 /** Temp file, fsync, rename into place, fsync the directory: all or nothing. */
@@ -234,6 +321,10 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function removeQuietly(path: string): Promise<void> {

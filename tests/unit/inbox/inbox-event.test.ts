@@ -230,4 +230,32 @@ describe('eventDetailOf', () => {
   it('is undefined for an envelope without an event', () => {
     expect(eventDetailOf(sessionEnvelope(), 'id')).toBeUndefined();
   });
+
+  it('bounds an entry stored before events were bounded at ingest', () => {
+    const frames = Array.from({ length: 349_000 }, () => ({}));
+    const crumbs = Array.from({ length: 1000 }, (_, n) => ({ message: `crumb ${n}` }));
+    const event = {
+      ...errorEvent(),
+      exception: { values: [{ type: 'Error', value: 'v', stacktrace: { frames } }] },
+      breadcrumbs: crumbs,
+    };
+    const detail = eventDetailOf(
+      envelopeBytes({}, [{ header: { type: 'event' }, payload: event }]),
+      'id',
+    );
+    expect(detail?.exceptions[0]?.frames).toHaveLength(50);
+    expect(detail?.breadcrumbs).toHaveLength(100);
+    expect(detail?.breadcrumbs[99]?.message).toBe('crumb 999');
+  });
+
+  it('ignores a tag value that is not text rather than throwing', () => {
+    const bytes = envelopeBytes({}, [
+      {
+        header: { type: 'event' },
+        payload: { ...errorEvent(), tags: { digest: { toString: 1 }, ok: 'yes' } },
+      },
+    ]);
+    expect(summarizeEnvelope(bytes, 'id').event?.digest).toBeUndefined();
+    expect(eventDetailOf(bytes, 'id')?.tags).toEqual([['ok', 'yes']]);
+  });
 });

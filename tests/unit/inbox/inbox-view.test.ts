@@ -62,10 +62,35 @@ describe('inboxPage', () => {
   });
 });
 
+/** Newest first: a later envelope that reuses the id of the first one, and an unrelated one. */
+function withDuplicate(): InboxEntryLike[] {
+  const at = (n: number) => new Date(Date.UTC(2025, 0, 1) + n * 1000);
+  const first = { ...event(1), message: 'the real event' };
+  const copy = { ...event(1), message: 'a later envelope with the same id' };
+  return [
+    { id: 'e3', receivedAt: at(3), summary: { itemCounts: { event: 1 }, event: copy } },
+    { id: 'e2', receivedAt: at(2), summary: { itemCounts: { event: 1 }, event: event(2) } },
+    { id: 'e1', receivedAt: at(1), summary: { itemCounts: { event: 1 }, event: first } },
+  ];
+}
+
 describe('findEventEntry', () => {
   it('finds the entry of an event id, or nothing', () => {
     expect(findEventEntry(entries(6), 'id-4')?.id).toBe('e4');
     expect(findEventEntry(entries(6), 'id-3')).toBeUndefined();
+  });
+
+  it('finds the first envelope with an id, never a later one that reuses it', () => {
+    expect(findEventEntry(withDuplicate(), 'id-1')?.id).toBe('e1');
+  });
+});
+
+describe('inboxPage with a reused event id', () => {
+  it('lists the first envelope of an id only, and counts every envelope', () => {
+    const page = inboxPage(withDuplicate(), 1);
+    expect(page.events.map((listed) => listed.message)).toEqual(['event 2', 'the real event']);
+    expect(page.eventCount).toBe(2);
+    expect(page.envelopeCount).toBe(3);
   });
 });
 
