@@ -2,6 +2,7 @@
  * What the /errors pages receive: plain, serialisable shapes built from the store's
  * entries. Pure, so paging and counting are tested without a server.
  */
+import { type StateChangeRequest, stateChangeRefusal } from '../security/state-change-guard';
 import { countItemType, type EventSummary, emptyItemCounts } from './inbox-event';
 
 export const INBOX_PAGE_SIZE = 50;
@@ -89,33 +90,19 @@ function firstOfEachEvent(entries: readonly InboxEntryLike[]): Set<InboxEntryLik
   return firsts;
 }
 
-export interface ClearRequest {
-  method: string;
-  origin: string | null;
-  host: string | null;
-  /** The browser's Sec-Fetch-Site header: which site the request comes from. */
-  fetchSite: string | null;
-}
+export type ClearRequest = StateChangeRequest;
 
 /**
  * Why a request to clear the inbox is refused, or undefined when it may go ahead.
  * Start 1.120's server-function handler also accepts GET whatever the declared method, and a
- * cross-site GET (an `<img>`, a link) carries no Origin: so only POST, and never from another
- * site by Sec-Fetch-Site or Origin. No Origin and no Sec-Fetch-Site (curl) is allowed.
+ * cross-site GET (an `<img>`, a link) carries no Origin: so only POST. The rest is the rule for
+ * every state-changing call (../security/state-change-guard.ts); the Host list is the global
+ * middleware's to check, so here any Host is judged only against the Origin it came with.
  */
 export function clearRefusal(
   request: ClearRequest,
 ): { status: 403 | 405; reason: string } | undefined {
   if (request.method !== 'POST') return { status: 405, reason: 'Only POST clears the inbox' };
-  const { fetchSite, origin, host } = request;
-  if (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') {
-    return { status: 403, reason: 'Cross-site request refused' };
-  }
-  if (!origin) return undefined;
-  try {
-    if (new URL(origin).host === host) return undefined;
-  } catch {
-    // "null" (a sandboxed or privacy-sensitive context) is not this site either.
-  }
-  return { status: 403, reason: 'Cross-site request refused' };
+  const reason = stateChangeRefusal(request, 'any');
+  return reason === undefined ? undefined : { status: 403, reason };
 }
