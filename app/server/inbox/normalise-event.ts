@@ -69,12 +69,16 @@ function cutStrings(value: unknown, maxText: number, depth: number): unknown {
   );
 }
 
+/** A `{ values: [...] }` list from SDKs, or a bare list from some older ones: `keep` picks. */
+function listOf(container: unknown, keep: (values: unknown[]) => unknown[]): unknown {
+  const values = isRecord(container) ? container.values : container;
+  if (!Array.isArray(values)) return bag(container, L.depth);
+  const kept = keep(values);
+  return isRecord(container) ? shaped(container, { values: () => kept }) : kept;
+}
+
 function exceptionOf(exception: unknown): unknown {
-  // { values: [...] } from SDKs; a bare list from some older ones.
-  const values = isRecord(exception) ? exception.values : exception;
-  if (!Array.isArray(values)) return bag(exception, L.depth);
-  const kept = values.slice(-L.exceptions).map(exceptionValueOf);
-  return isRecord(exception) ? shaped(exception, { values: () => kept }) : kept;
+  return listOf(exception, (values) => values.slice(-L.exceptions).map(exceptionValueOf));
 }
 
 function exceptionValueOf(value: unknown): unknown {
@@ -88,12 +92,13 @@ function exceptionValueOf(value: unknown): unknown {
 }
 
 function threadsOf(threads: unknown): unknown {
-  const values = isRecord(threads) ? threads.values : threads;
-  if (!Array.isArray(values)) return bag(threads, L.depth);
-  const kept = values.slice(0, L.breadth).map((thread) => {
-    return isRecord(thread) ? shaped(thread, { stacktrace: stacktraceOf }) : bag(thread, L.depth);
-  });
-  return isRecord(threads) ? shaped(threads, { values: () => kept }) : kept;
+  return listOf(threads, (values) =>
+    values
+      .slice(0, L.breadth)
+      .map((thread) =>
+        isRecord(thread) ? shaped(thread, { stacktrace: stacktraceOf }) : bag(thread, L.depth),
+      ),
+  );
 }
 
 function stacktraceOf(stacktrace: unknown): unknown {
@@ -114,11 +119,8 @@ function frameOf(frame: unknown): unknown {
 }
 
 function breadcrumbsOf(breadcrumbs: unknown): unknown {
-  const values = isRecord(breadcrumbs) ? breadcrumbs.values : breadcrumbs;
-  if (!Array.isArray(values)) return bag(breadcrumbs, L.depth);
   // Oldest first, as sent: the newest are the last ones.
-  const kept = values.slice(-L.breadcrumbs).map(breadcrumbOf);
-  return isRecord(breadcrumbs) ? shaped(breadcrumbs, { values: () => kept }) : kept;
+  return listOf(breadcrumbs, (values) => values.slice(-L.breadcrumbs).map(breadcrumbOf));
 }
 
 function breadcrumbOf(crumb: unknown): unknown {
