@@ -13,7 +13,7 @@ interface Tally {
   ok: number;
   /** Requests that were sent but got no whole 200: what must stay zero. */
   failed: string[];
-  /** New connections refused once the server stopped listening: expected, nothing was sent. */
+  /** New connections refused or reset once the server stopped listening: never received. */
   refused: number;
 }
 
@@ -33,9 +33,14 @@ function get(url: string, agent: Agent): Promise<'ok' | 'refused' | string> {
       );
       res.on('error', (error) => done(`response ${error.message}`));
     });
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      done(error.code === 'ECONNREFUSED' ? 'refused' : `request ${error.code ?? error.message}`),
-    );
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A new connection that was still in the kernel's accept queue when the server stopped
+      // listening is reset by the kernel: the server never received that request. On a reused
+      // connection (one the server did accept) a reset is a failure.
+      const neverAccepted =
+        error.code === 'ECONNREFUSED' || (error.code === 'ECONNRESET' && !req.reusedSocket);
+      done(neverAccepted ? 'refused' : `request ${error.code ?? error.message}`);
+    });
     req.end();
   });
 }
