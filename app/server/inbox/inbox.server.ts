@@ -242,10 +242,13 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
       }
       version += 1;
       index.set(name, { summary: summarize(name, bytes), version });
-      await prune();
+      // Stored and durable: the sender's answer need not wait for the trim (a directory scan,
+      // one more turn of a busy event loop). Readers wait for it, so they never see more.
+      void prune();
     },
 
     async list() {
+      await pruning;
       await refresh();
       const result: InboxEntry[] = [];
       for (const name of newestFirst([...index.keys()]).slice(0, limit)) {
@@ -268,6 +271,7 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     },
 
     async clear() {
+      await pruning;
       const entries = (await names()).filter(isEntryName);
       await Promise.all(entries.map((name) => removeQuietly(join(dir, name))));
       // Only what was deleted: an append that finished meanwhile is still there.

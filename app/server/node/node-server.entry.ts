@@ -41,6 +41,7 @@ import {
   descriptorLimitOf,
   MAX_RENDER_WAIT_MS,
   MAX_WAITING_RENDERS,
+  RENDER_TURN_BUDGET_MS,
   serverLimits,
 } from './server-limits';
 import { isShuttingDown } from './shutdown-state.server';
@@ -60,10 +61,12 @@ const publicFiles = listPublicFiles(fileURLToPath(new URL('../public', import.me
 const renders = createAdmission(
   {
     concurrency: CONCURRENT_RENDERS,
+    turnBudgetMs: RENDER_TURN_BUDGET_MS,
     maxQueued: MAX_WAITING_RENDERS,
     maxWaitMs: MAX_RENDER_WAIT_MS,
   },
   performance.now.bind(performance),
+  setImmediate,
 );
 const warnShed = throttledWarning(10_000, (line) => console.warn(line));
 

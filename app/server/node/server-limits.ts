@@ -16,6 +16,12 @@ export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
 export const MAX_CONNECTIONS = 10_000;
 /** Page renders and server-function calls running at once (./admission.ts). */
 export const CONCURRENT_RENDERS = 8;
+/**
+ * How long renders may keep one turn of the event loop before the rest wait for the next
+ * (./admission.ts). Two turns, one to accept and one to read, must fit well inside the 100 ms
+ * that /health and the tunnel are promised under load.
+ */
+export const RENDER_TURN_BUDGET_MS = 5;
 /** Requests that may wait for a render; past this they get a 503 at once. */
 export const MAX_WAITING_RENDERS = 512;
 /** A request that waited this long for a render gets a 503 instead: its client has likely given up. */
