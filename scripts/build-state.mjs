@@ -6,6 +6,7 @@ export const BUILD_ENTRY = '.output/server/index.mjs';
 const SOURCES = [
   'app',
   'public',
+  'build',
   'app.config.ts',
   'package.json',
   'package-lock.json',

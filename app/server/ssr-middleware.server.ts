@@ -1,7 +1,7 @@
 /**
  * Request hooks of the SSR router (the one that serves every page): each runs before
  * TanStack Start and may answer the request itself. Wired in app.config.ts. In the built
- * server the entry (app/server/node/node-server.entry.ts) answers /health before any router;
+ * server the entry (app/server/node/node-server.server.ts) answers /health before any router;
  * this hook serves it in `vinxi dev`.
  */
 import { defineMiddleware, type H3Event } from 'vinxi/http';

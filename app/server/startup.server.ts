@@ -2,7 +2,7 @@
  * A nitro plugin: runs once when the server process starts, before it takes requests.
  * It parses the environment (a bad one stops the server here, with the message naming
  * each bad variable). The built server's entry says where errors go once it listens
- * (app/server/node/node-server.entry.ts); `vinxi dev`, which has no such entry, says it here.
+ * (app/server/node/node-server.server.ts); `vinxi dev`, which has no such entry, says it here.
  */
 import { serverConfig } from './env.server';
 import { describeInboxAccess, describeMonitoring } from './monitoring-mode.server';

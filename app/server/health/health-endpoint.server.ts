@@ -1,6 +1,6 @@
 /**
  * GET /health over plain node:http: the built server's entry answers it before anything else
- * (app/server/node/node-server.entry.ts), and the SSR router's hook answers it in `vinxi dev`
+ * (app/server/node/node-server.server.ts), and the SSR router's hook answers it in `vinxi dev`
  * (app/server/ssr-middleware.server.ts). No page render, nothing logged or traced; why not a
  * router of its own: docs/decisions/0301-health-before-start.md.
  */

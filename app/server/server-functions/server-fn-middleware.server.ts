@@ -8,7 +8,7 @@
  * - a method other than GET and POST gets 405, and a payload Start cannot parse (bad JSON,
  *   none at all, a form that is not one) a 400 with a short reason: Start would answer its
  *   raw exception text with a 500 and print it over several lines (./call-shape.ts).
- * The body's size was bounded before h3 ran (../node/node-server.entry.ts, ./body-limit.ts).
+ * The body's size was bounded before h3 ran (../node/node-server.server.ts, ./body-limit.ts).
  */
 import serverFunctions from 'tsr:server-fn-manifest';
 import {

@@ -1,0 +1,204 @@
+/**
+ * The built server (loaded by ./node-server.entry.ts once source maps are on): the one
+ * place where every request arrives, before nitro and TanStack Start. It owns what nitro's
+ * entry leaves at Node's defaults:
+ * - the server's limits: timeouts and a connection cap (./server-limits.ts);
+ * - what never waits behind pages: the tunnel and /health are answered first;
+ * - load shedding: new page requests get a fast 503 while the event loop lags;
+ * - security headers on every response but the tunnel's; the vite manifest is not served;
+ * - server function bodies are bounded before anything reads them (../server-functions/body-limit.ts);
+ * - a port already in use is one line and exit code 1; the monitoring lines follow listening;
+ * - graceful shutdown that lets in-flight requests finish (./graceful-shutdown.server.ts).
+ * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md.
+ */
+import '#nitro-internal-pollyfills';
+import { readFileSync } from 'node:fs';
+import { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { toNodeListener } from 'h3';
+import { useNitroApp } from 'nitropack/runtime';
+import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
+import { serverConfig } from '../env.server';
+import { answerHealth } from '../health/health-endpoint.server';
+import { isHealthPath } from '../health/health-report';
+import { describeInboxAccess, describeMonitoring } from '../monitoring-mode.server';
+import { baseSecurityHeaders } from '../security/security-headers';
+import { bodyLimitRefusal } from '../server-functions/body-limit';
+import { refusalLogLine } from '../server-functions/refusal-log-line';
+import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '../server-functions/server-function-id';
+import { theTunnel } from '../tunnel/tunnel-instance.server';
+import { isTunnelPath } from '../tunnel/tunnel-path';
+import { createAdmission } from './admission';
+import { lagMonitor } from './event-loop-lag.server';
+import { handleShutdownSignals } from './graceful-shutdown.server';
+import { isHiddenBuildFile } from './hidden-files';
+import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
+import { stampPeerAddress } from './peer-address';
+import { capConnectionsPerClient } from './per-client-connections.server';
+import { listPublicFiles } from './public-files.server';
+import {
+  CONCURRENT_RENDERS,
+  descriptorLimitOf,
+  MAX_RENDER_WAIT_MS,
+  MAX_WAITING_RENDERS,
+  RENDER_TURN_BUDGET_MS,
+  serverLimits,
+} from './server-limits';
+import { isShuttingDown } from './shutdown-state.server';
+import { throttledWarning } from './throttled-log';
+
+// Not a React hook: nitro's accessor for the app its plugins have set up.
+// biome-ignore lint/correctness/useHookAtTopLevel: a nitro runtime function named like a hook
+const nitroApp = useNitroApp();
+const config = serverConfig();
+const app = toNodeListener(nitroApp.h3App);
+const lag = lagMonitor(config.loadSheddingLagMs);
+const securityHeaders = baseSecurityHeaders(config.hsts);
+const tunnel = theTunnel();
+// The entry is .output/server/index.mjs; what nitro serves as files is beside it.
+const publicFiles = listPublicFiles(fileURLToPath(new URL('../public', import.meta.url)));
+
+const renders = createAdmission(
+  {
+    concurrency: CONCURRENT_RENDERS,
+    turnBudgetMs: RENDER_TURN_BUDGET_MS,
+    maxQueued: MAX_WAITING_RENDERS,
+    maxWaitMs: MAX_RENDER_WAIT_MS,
+  },
+  performance.now.bind(performance),
+  setImmediate,
+);
+const warnShed = throttledWarning(10_000, (line) => console.warn(line));
+
+const limits = serverLimits({
+  descriptorLimit: readDescriptorLimit(),
+  tunnelBodyTimeoutMs: config.tunnelBodyTimeoutMs,
+  tunnelTimeoutMs: config.tunnelTimeoutMs,
+  keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+});
+
+const server = new Server(
+  {
+    headersTimeout: limits.headersTimeout,
+    requestTimeout: limits.requestTimeout,
+    connectionsCheckingInterval: limits.connectionsCheckingInterval,
+  },
+  (req, res) => {
+    const url = req.url ?? '/';
+    // While draining, every answer ends its connection (see graceful-shutdown.server.ts).
+    if (isShuttingDown()) res.shouldKeepAlive = false;
+    // The browser SDK's reports and the load balancer's probe never wait behind pages.
+    if (isTunnelPath(url)) {
+      tunnel(req, res);
+      return;
+    }
+    stampPeerAddress(req);
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
+    if (isHealthPath(url)) {
+      answerHealth(req, res);
+      return;
+    }
+    const path = pathOf(url);
+    if (isHiddenBuildFile(path)) {
+      answerText(res, 404, 'Not found');
+      return;
+    }
+    if (path.startsWith(`${SERVER_FUNCTION_BASE}/`)) {
+      const refusal = bodyLimitRefusal(req.headers);
+      if (refusal) {
+        console.warn(
+          refusalLogLine(refusal.status, refusal.reason, req.method, serverFunctionIdOf(path)),
+        );
+        // The body stays unread: Node would otherwise read and discard it to keep the
+        // connection alive, so a client that goes on sending gets its connection closed.
+        res.shouldKeepAlive = false;
+        answerText(res, refusal.status, refusal.reason);
+        return;
+      }
+    }
+    const kind = requestKind(req.method, path, publicFiles);
+    if (kind === 'file') {
+      app(req, res);
+      return;
+    }
+    if (kind === 'page' && lag.shedding()) {
+      shed(res, `event loop lag ${Math.round(lag.lagMs())} ms over LOAD_SHEDDING_LAG_MS`);
+      return;
+    }
+    renders.admit({
+      start: (release) => {
+        res.once('close', release);
+        app(req, res);
+      },
+      refuse: (reason) => shed(res, `${reason} (${CONCURRENT_RENDERS} renders running)`),
+      gone: () => req.socket.destroyed,
+    });
+  },
+);
+server.keepAliveTimeout = limits.keepAliveTimeout;
+server.maxConnections = limits.maxConnections;
+server.setTimeout(limits.idleSocketTimeout);
+capConnectionsPerClient(server, config.maxConnectionsPerClient);
+
+server.once('error', (error: NodeJS.ErrnoException) => {
+  const where = `${config.host}:${config.port}`;
+  if (error.code === 'EADDRINUSE') {
+    console.error(
+      `[server] port ${config.port} is already in use on ${config.host}: stop the other server, or set PORT to a free port (PORT=0 picks one)`,
+    );
+  } else if (error.code === 'EACCES') {
+    console.error(`[server] not allowed to listen on ${where}: choose a PORT above 1023`);
+  } else {
+    console.error(`[server] cannot listen on ${where}: ${error.message}`);
+  }
+  process.exit(1);
+});
+
+server.listen({ port: config.port, host: config.host }, () => {
+  const address = server.address();
+  if (address === null || typeof address === 'string') return;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const access = describeInboxAccess(config);
+  // One write: whoever waits for "Listening on" has the monitoring lines too.
+  console.log(
+    [
+      `Listening on http://${host}:${address.port}`,
+      `[monitoring] ${describeMonitoring(config, address.port)}`,
+      ...(access ? [`[monitoring] ${access}`] : []),
+    ].join('\n'),
+  );
+});
+
+trapUnhandledNodeErrors();
+handleShutdownSignals(server, nitroApp);
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** A fast 503 before any rendering: the server is busy, not broken. */
+function shed(res: import('node:http').ServerResponse, why: string): void {
+  warnShed(`[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`);
+  res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
+  answerText(res, 503, 'The server is busy; try again in a moment.');
+}
+
+function answerText(res: import('node:http').ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+function readDescriptorLimit(): number | undefined {
+  try {
+    return descriptorLimitOf(readFileSync('/proc/self/limits', 'utf8'));
+  } catch {
+    return undefined; // not Linux: the fixed cap applies
+  }
+}
+
+export default {};

@@ -1,0 +1,51 @@
+/**
+ * Names for the client's shared chunks, so that a browser frame says what it points into
+ * (`vendor-react-….js`, not `missing-error-component-….js` for React and the router because
+ * rollup met that route first). Route chunks are not named here: they keep their route's name.
+ * Decision: docs/decisions/0700-client-source-maps-and-debug-ids.md.
+ */
+
+/** Package name → chunk, first match wins. */
+const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
+  // React with what only React uses: its scheduler and the external-store shim.
+  [/^(react|react-dom|scheduler|use-sync-external-store)$/, 'vendor-react'],
+  [/^@sentry(-internal)?\//, 'vendor-sentry'],
+  [/^@tanstack\//, 'router'],
+];
+
+/** `build.rollupOptions.output.manualChunks` for the client build. */
+export function clientChunkOf(id: string): string | undefined {
+  const pkg = packageOf(id);
+  if (pkg === undefined) return undefined;
+  for (const [pattern, chunk] of VENDOR_CHUNKS) if (pattern.test(pkg)) return chunk;
+  return 'vendor';
+}
+
+/** The package a module id belongs to (the last `node_modules/` in its path), if any. */
+export function packageOf(id: string): string | undefined {
+  const path = id.replaceAll('\\', '/');
+  const at = path.lastIndexOf('/node_modules/');
+  if (at === -1) return undefined;
+  const [first, second] = path.slice(at + '/node_modules/'.length).split('/');
+  if (!first) return undefined;
+  return first.startsWith('@') && second ? `${first}/${second}` : first;
+}
+
+/** What rollup tells `output.chunkFileNames` about a chunk (the fields read here). */
+export interface ChunkFacts {
+  name: string;
+  facadeModuleId: string | null;
+  moduleIds: readonly string[];
+}
+
+/**
+ * `build.rollupOptions.output.chunkFileNames` for the client build. Only a route's own chunk
+ * (its code-split module is the chunk's facade) carries the route's name. Rollup names the
+ * chunk of code shared by the entry and the routes after an empty route split it absorbed
+ * (today `missing-error-component`): that chunk is the app's own code and is called `app`.
+ */
+export function clientChunkFileName(chunk: ChunkFacts): string {
+  const absorbedRouteSplit =
+    chunk.facadeModuleId === null && chunk.moduleIds.some((id) => id.includes('?tsr-split='));
+  return absorbedRouteSplit ? 'assets/app-[hash].js' : 'assets/[name]-[hash].js';
+}
