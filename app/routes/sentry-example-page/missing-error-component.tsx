@@ -11,5 +11,6 @@ export const Route = createFileRoute('/sentry-example-page/missing-error-compone
     throw new Error('Sentry example: loader failed on a route with errorComponent: undefined');
   },
   errorComponent: undefined,
-  component: () => <p>This never renders: the loader always fails.</p>,
+  // Not the same words as ssr-error.tsx: byte-identical chunks would share one Sentry debug ID.
+  component: () => <p>This never renders: the loader always fails, with no error component.</p>,
 });

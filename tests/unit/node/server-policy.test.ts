@@ -52,6 +52,10 @@ describe('isHiddenBuildFile', () => {
     ['/_build/assets/client-abc.js.map', true],
     ['/_build/assets/client-abc.js%2Emap', true],
     ['/_build/assets/client-abc.js', false],
+    ['/%5Fbuild/assets/client-abc.js.map', true],
+    ['/assets/ssr-abc.js.map', true],
+    ['/assets/ssr-abc.js%2Emap', true],
+    ['/assets/app.css', false],
     ['/favicon.svg', false],
     ['/about.map', false],
   ])('%s → %j', (path, hidden) => {

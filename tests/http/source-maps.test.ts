@@ -1,0 +1,146 @@
+/**
+ * Source maps against the production build: client maps are kept out of what is served, every
+ * chunk carries a Sentry debug ID found in exactly one map, shared chunks are named for what
+ * they hold, and a server failure's stack names our TypeScript in the log and in the event.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import {
+  CLIENT_MAPS_DIR,
+  clientChunks,
+  clientMaps,
+  debugIdsOf,
+  filesUnder,
+  PUBLIC_DIR,
+} from '../support/client-build';
+import { parseEnvelope } from '../support/received-envelopes';
+
+// Where the example loader throws: app/routes/sentry-example-page/ssr-error.tsx, line 7.
+const LOADER_FRAME = /at loader \(\S*app\/routes\/sentry-example-page\/ssr-error\.tsx:7:\d+\)/;
+
+let sentry: FakeSentry;
+let server: BuiltServer;
+
+beforeAll(async () => {
+  sentry = await startFakeSentry();
+  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', SENTRY_DSN: sentry.dsn('42') });
+});
+afterAll(async () => {
+  await server?.stop();
+  await sentry?.close();
+});
+
+describe('client source maps', () => {
+  it('exist for every served chunk in .output/sourcemaps/client, beside none of them', () => {
+    const chunks = clientChunks();
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) {
+      expect(existsSync(join(CLIENT_MAPS_DIR, '_build/assets', `${chunk.name}.map`))).toBe(true);
+    }
+    expect(filesUnder(PUBLIC_DIR).filter((file) => file.endsWith('.map'))).toEqual([]);
+  });
+
+  it('answer 404 at every /_build/ path a map could have, and at the server assets path', async () => {
+    const paths = [
+      ...clientMaps().map((map) => `/${map.path}`),
+      ...clientChunks().map((chunk) => `/_build/assets/${chunk.name}.map`),
+      '/_build/assets/client.js%2Emap',
+      '/assets/ssr.js.map',
+    ];
+    for (const path of paths) {
+      const response = await fetch(server.url + path);
+      await response.arrayBuffer();
+      expect(response.status, path).toBe(404);
+    }
+  });
+
+  it('are never referenced from a served chunk', async () => {
+    for (const chunk of clientChunks()) {
+      const response = await fetch(`${server.url}/_build/assets/${chunk.name}`);
+      const code = await response.text();
+      expect(response.status, chunk.name).toBe(200);
+      expect(code, chunk.name).not.toContain('sourceMappingURL');
+      expect(response.headers.get('sourcemap'), chunk.name).toBeNull();
+      expect(response.headers.get('x-sourcemap'), chunk.name).toBeNull();
+    }
+  });
+
+  it("give each chunk's debug ID to exactly one map, the chunk's own", () => {
+    const maps = clientMaps();
+    for (const chunk of clientChunks()) {
+      const { comment, snippet } = debugIdsOf(chunk.code);
+      expect(comment, chunk.name).toMatch(/^[0-9a-f-]{36}$/);
+      expect(snippet, chunk.name).toBe(comment);
+      // The ID is a hash of the chunk's code: two byte-identical chunks (two routes with the
+      // same component) would share it, and Sentry could read the wrong route's map.
+      const owners = maps.filter((map) => map.debugId === comment);
+      expect(owners.map((map) => map.path)).toEqual([`_build/assets/${chunk.name}.map`]);
+    }
+  });
+});
+
+describe('client chunk names', () => {
+  const names = () => clientChunks().map((chunk) => chunk.name);
+
+  it('say what the shared chunks hold', () => {
+    for (const shared of ['vendor-react', 'vendor-sentry', 'router', 'app']) {
+      expect(names().filter((name) => name.startsWith(`${shared}-`))).toHaveLength(1);
+    }
+    const react = clientChunks().find((chunk) => chunk.name.startsWith('vendor-react-'));
+    expect(react?.code).toContain('react.production');
+  });
+
+  it("carry a route's name only for that route's own chunk", () => {
+    const manifest = JSON.parse(
+      readFileSync(join(PUBLIC_DIR, '_build/.vite/manifest.json'), 'utf8'),
+    ) as Record<string, { file: string; src?: string }>;
+    const routeChunk = (route: string) =>
+      Object.values(manifest).find((entry) => entry.src === `${route}?tsr-split=component`)?.file;
+    for (const [prefix, route] of [
+      ['missing-error-component-', 'app/routes/sentry-example-page/missing-error-component.tsx'],
+      ['ssr-error-', 'app/routes/sentry-example-page/ssr-error.tsx'],
+      ['about-', 'app/routes/about.tsx'],
+    ] as const) {
+      const named = names().filter((name) => name.startsWith(prefix));
+      expect(
+        named.map((name) => `assets/${name}`),
+        prefix,
+      ).toEqual([routeChunk(route)]);
+    }
+  });
+});
+
+describe('a server failure', () => {
+  it('names the TypeScript file, line and function in the log line and the Sentry event', async () => {
+    const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+    const digest = /Digest: ([0-9a-f]{10})/.exec(await response.text())?.[1];
+    expect(response.status).toBe(500);
+    await server.waitForOutput(new RegExp(`"digest":"${digest}"`));
+    await server.stderrBarrier();
+    const line = server
+      .output()
+      .split('\n')
+      .find((text) => text.includes(`"digest":"${digest}"`));
+    const stack = (JSON.parse(line ?? '{}') as { stack?: string }).stack ?? '';
+    expect(stack.split('\n')[1]).toMatch(LOADER_FRAME);
+    expect(stack).not.toContain('.output/server/chunks');
+
+    const requests = await sentry.waitForRequests(1);
+    const frames = requests
+      .flatMap((request) => parseEnvelope(request.body).items)
+      .map((item) => item.payload as SentryEvent)
+      .find((event) => event.tags?.digest === digest)?.exception?.values[0]?.stacktrace?.frames;
+    expect(frames?.at(-1)).toMatchObject({ function: 'loader', lineno: 7 });
+    expect(frames?.at(-1)?.filename).toMatch(/app\/routes\/sentry-example-page\/ssr-error\.tsx$/);
+  });
+});
+
+interface SentryEvent {
+  tags?: Record<string, string>;
+  exception?: {
+    values: Array<{ stacktrace?: { frames: Array<{ filename?: string; function?: string }> } }>;
+  };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { clientChunkFileName, clientChunkOf, packageOf } from '../../../build/client-chunks';
+
+const NM = '/work/app/node_modules';
+
+describe('clientChunkOf', () => {
+  it.each([
+    [`${NM}/react/cjs/react.production.js`, 'vendor-react'],
+    [`${NM}/react-dom/cjs/react-dom-client.production.js`, 'vendor-react'],
+    [`${NM}/scheduler/cjs/scheduler.production.js`, 'vendor-react'],
+    [
+      `${NM}/use-sync-external-store/cjs/use-sync-external-store-shim.production.js`,
+      'vendor-react',
+    ],
+    [`${NM}/@sentry/react/build/esm/index.js`, 'vendor-sentry'],
+    [`${NM}/@sentry-internal/replay/build/npm/esm/index.js`, 'vendor-sentry'],
+    [`${NM}/@tanstack/react-router/dist/esm/index.js`, 'router'],
+    [`${NM}/@tanstack/router-core/node_modules/seroval/dist/esm/index.mjs`, 'vendor'],
+    [`${NM}/valibot/dist/index.mjs`, 'vendor'],
+    // Names that only start like React's packages are other packages.
+    [`${NM}/react-is/index.js`, 'vendor'],
+    [`${NM}/reactive/index.js`, 'vendor'],
+    ['C:\\app\\node_modules\\react\\index.js', 'vendor-react'],
+    // The app's own modules and rollup's virtual ones are left to rollup.
+    ['/work/app/app/client.tsx', undefined],
+    ['/work/app/app/routes/about.tsx?tsr-split=component', undefined],
+    ['\0vite/preload-helper.js', undefined],
+  ])('%s → %s', (id, chunk) => {
+    expect(clientChunkOf(id)).toBe(chunk);
+  });
+});
+
+describe('packageOf', () => {
+  it.each([
+    [`${NM}/@scope/pkg/x.js`, '@scope/pkg'],
+    [`${NM}/pkg/x.js`, 'pkg'],
+    [`${NM}/a/node_modules/b/x.js`, 'b'],
+    ['/work/app/app/x.ts', undefined],
+  ])('%s → %s', (id, pkg) => {
+    expect(packageOf(id)).toBe(pkg);
+  });
+});
+
+describe('clientChunkFileName', () => {
+  it.each([
+    [
+      "a route's own chunk keeps the route's name",
+      { name: 'missing-error-component', facadeModuleId: '/a/m.tsx?tsr-split=component' },
+      ['/a/m.tsx?tsr-split=component'],
+      'assets/[name]-[hash].js',
+    ],
+    [
+      'shared app code that absorbed an empty route split is "app"',
+      { name: 'missing-error-component', facadeModuleId: null },
+      ['/a/client.tsx', '/a/m.tsx?tsr-split=errorComponent'],
+      'assets/app-[hash].js',
+    ],
+    [
+      'a shared component chunk keeps its name',
+      { name: 'EventList', facadeModuleId: null },
+      ['/a/components/inbox/EventList.tsx'],
+      'assets/[name]-[hash].js',
+    ],
+    [
+      'a vendor chunk keeps its name',
+      { name: 'vendor-react', facadeModuleId: null },
+      [`${NM}/react/index.js`],
+      'assets/[name]-[hash].js',
+    ],
+  ])('%s', (_case, facts, moduleIds, pattern) => {
+    expect(clientChunkFileName({ ...facts, moduleIds })).toBe(pattern);
+  });
+});
