@@ -86,10 +86,11 @@ export function resolveFrame(
  * Standard source maps have no scopes, so "the map's name at the frame's position" is not the
  * frame's function: at a call site it is the callee (the next frame in), and at a `throw new
  * Error()` there is usually none. Sentry names a frame by its scope, else by the name at its
- * caller's call site ("caller naming": https://blog.sentry.io/2022/11/30/how-we-made-javascript-stack-traces-awesome/),
- * else by the minified name. Without scopes we keep the engine's own name when it is not a
- * minifier's (V8 names `{ onClick: () => … }` "onClick" from the property, which no minifier
- * renames), and otherwise take the caller's.
+ * caller's call site ("caller naming":
+ * https://blog.sentry.io/2022/11/30/how-we-made-javascript-stack-traces-awesome/), else by the
+ * minified name. Without scopes we keep the engine's own name when it is not a minifier's (V8
+ * names `{ onClick: () => … }` "onClick" from the property, which no minifier renames), else
+ * take the caller's, else V8's alias ("Module.i [as run]" was called as `run`).
  */
 export function functionNameOf(
   own: unknown,
@@ -98,8 +99,10 @@ export function functionNameOf(
 ): string | undefined {
   const ownName =
     typeof own === 'string' && own !== '' && own !== '?' ? own.slice(0, MAX_NAME) : undefined;
-  if (ownName && !looksMinified(ownName, names)) return ownName;
-  return callerName || ownName;
+  if (!ownName) return callerName;
+  const [, core = ownName, alias] = /^(.*?)(?: \[as ([^\]]+)\])?$/.exec(ownName) ?? [];
+  if (!looksMinified(core, names)) return ownName;
+  return callerName || alias || ownName;
 }
 
 /** Minifiers' names are one or two characters; an original name the map lists is not one. */
