@@ -62,6 +62,15 @@ export function resolveFrame(
     if (line > decodedMappings(map).length) return unresolved('position out of range');
     const original = originalPositionFor(map, { line, column });
     if (original.source === null) return unresolved('position out of range');
+    // Garbage mappings decode to numbers all the same: a source index past `sources`, a
+    // negative line. Such a map says nothing we can show.
+    if (
+      typeof original.source !== 'string' ||
+      !isPosition(original.line, 1) ||
+      !isPosition(original.column, 0)
+    ) {
+      return unresolved('unreadable source map');
+    }
     const ignored = isIgnored(map, original.source);
     const shown = shownSource(original.source, { projectRoot: options.projectRoot, ignored });
     const content = sourceContentFor(map, original.source);
@@ -75,7 +84,8 @@ export function resolveFrame(
     };
     const fn = functionNameOf(frame.function, options.callerName, map.names);
     if (fn) result.functionName = fn;
-    if (original.name) result.nameAtPosition = original.name.slice(0, MAX_NAME);
+    if (typeof original.name === 'string' && original.name)
+      result.nameAtPosition = original.name.slice(0, MAX_NAME);
     return result;
   } catch {
     return unresolved('unreadable source map');
@@ -109,6 +119,10 @@ export function functionNameOf(
 function looksMinified(name: string, names: readonly string[]): boolean {
   const last = name.slice(name.lastIndexOf('.') + 1);
   return last.length <= 2 && !names.includes(last);
+}
+
+function isPosition(value: number, least: number): boolean {
+  return Number.isSafeInteger(value) && value >= least;
 }
 
 function unresolved(reason: string): UnresolvedFrame {
