@@ -185,7 +185,7 @@ async function readMap(
     return { found: false, reason: 'source map could not be read' };
   }
   if (text === undefined) {
-    return { found: false, reason: `map larger than ${Math.round(maxMapBytes / 1024 / 1024)} MB` };
+    return { found: false, reason: `map larger than ${sizeText(maxMapBytes)}` };
   }
   try {
     const json: unknown = JSON.parse(text);
@@ -213,6 +213,11 @@ function pathIn(root: string, relative: string): string {
   const path = join(root, relative);
   if (path !== root && !path.startsWith(root + sep)) throw new Error('path outside the map root');
   return path;
+}
+
+function sizeText(bytes: number): string {
+  const mb = bytes / 1024 / 1024;
+  return mb >= 1 ? `${Math.round(mb)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
 function found(map: TraceMap, debugId: string | undefined): MapLookup {

@@ -39,10 +39,11 @@ describe('resolveFrame through a real Vite-built map', () => {
       library: false,
       context: {
         pre: [routeLine(LINES.throwInFailWith - 2), routeLine(LINES.throwInFailWith - 1)],
-        line: '  throw new Error(`Sentry example: ${text}`);',
+        line: routeLine(LINES.throwInFailWith),
         post: [routeLine(LINES.throwInFailWith + 1), routeLine(LINES.throwInFailWith + 2)],
       },
     });
+    expect(routeLine(LINES.throwInFailWith)).toContain('throw new Error(');
     // V8 points at `new`: the 1-based column of "new" in the original line, not one off.
     expect(result.resolved && result.column).toBe(
       (routeLine(LINES.throwInFailWith) ?? '').indexOf('new') + 1,
