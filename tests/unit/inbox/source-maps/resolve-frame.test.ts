@@ -167,7 +167,7 @@ describe('functionNameOf', () => {
     ['a short original name the map lists', 'go', 'other', 'go'],
     ['Sentry’s unknown function', '?', 'failWith', 'failWith'],
     ['no name at all', undefined, undefined, undefined],
-    ['not a string', { toString: () => 'x' }, undefined, undefined],
+    ['not a string', { toString: (): string => 'x' }, undefined, undefined],
   ])('%s', (_, own, caller, expected) => {
     expect(functionNameOf(own, caller, ['go', 'failWith'])).toBe(expected);
   });
