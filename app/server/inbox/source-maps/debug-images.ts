@@ -37,5 +37,6 @@ export function debugImagesOf(event: unknown): DebugImage[] {
 
 /** The debug id the event gives for a frame's file, matched exactly as the SDK wrote both. */
 export function debugIdFor(filename: string, images: readonly DebugImage[]): string | undefined {
-  return images.find((image) => image.codeFile === filename)?.debugId;
+  const image: unknown = images.find((item) => isRecord(item) && item.codeFile === filename);
+  return isRecord(image) && typeof image.debugId === 'string' ? image.debugId : undefined;
 }

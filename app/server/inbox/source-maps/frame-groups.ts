@@ -2,6 +2,7 @@
  * Frames in runs for the detail view: each of our frames on its own, consecutive library
  * frames together so the view can show "3 library frames" folded. Pure.
  */
+import { isRecord } from '../../is-record';
 import type { StackFrame } from '../inbox-event';
 import type { FrameResolution } from './resolve-frame';
 
@@ -18,7 +19,8 @@ export function isLibraryFrame(
   resolution: FrameResolution | undefined,
 ): boolean {
   if (resolution?.resolved) return resolution.library;
-  return typeof frame.filename === 'string' && LIBRARY_FILE.test(frame.filename);
+  const filename: unknown = isRecord(frame) ? frame.filename : undefined;
+  return typeof filename === 'string' && LIBRARY_FILE.test(filename);
 }
 
 export function groupFrames(

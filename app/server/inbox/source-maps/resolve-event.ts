@@ -5,7 +5,7 @@
  * asked for once; a failure of any kind becomes that frame's reason, never an exception.
  */
 import type { ExceptionDetail, StackFrame } from '../inbox-event';
-import { type DebugImage, debugIdFor } from './debug-images';
+import { type DebugImage, debugIdFor, isDebugId } from './debug-images';
 import { type FrameGroup, groupFrames } from './frame-groups';
 import { type FrameInput, framePosition } from './frame-input';
 import { type MapLookup, NO_MAP, type SourceMapStore } from './map-store';
@@ -97,7 +97,9 @@ async function mapFor(
   const checked = framePosition(frame);
   if (!checked.ok) return { found: false, reason: checked.reason };
   const { filename, path } = checked.position;
-  const debugId = debugIdFor(filename, images);
+  // Checked again: images normally come from debugImagesOf, but a bad id must only fall back.
+  const named = debugIdFor(filename, Array.isArray(images) ? images : []);
+  const debugId = isDebugId(named) ? named.toLowerCase() : undefined;
   const key = debugId ? `id:${debugId}` : `path:${path}`;
   let lookup = maps.get(key);
   if (!lookup) {
