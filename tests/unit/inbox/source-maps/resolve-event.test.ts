@@ -114,8 +114,14 @@ describe('resolveEventFrames', () => {
     const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': mapText });
     const asked: string[] = [];
     const counting: SourceMapStore = {
-      byDebugId: (id) => (asked.push(id), store.byDebugId(id)),
-      byChunkPath: (path) => (asked.push(path), store.byChunkPath(path)),
+      byDebugId: (id) => {
+        asked.push(id);
+        return store.byDebugId(id);
+      },
+      byChunkPath: (path) => {
+        asked.push(path);
+        return store.byChunkPath(path);
+      },
     };
     await resolveEventFrames(inboxInput(), counting);
     expect(asked).toEqual([fixture.map.debugId]);
