@@ -11,7 +11,7 @@ import {
   type TraceMap,
 } from '@jridgewell/trace-mapping';
 import { type FrameInput, framePosition } from './frame-input';
-import { type SourceContext, sourceContext } from './source-context';
+import { type SourceContext, SourceLines } from './source-context';
 import { shownSource } from './source-path';
 
 export interface ResolvedFrame {
@@ -50,6 +50,27 @@ export interface ResolveOptions {
 
 const MAX_NAME = 256;
 
+/**
+ * Each source's line index, kept as long as its map is: the store's LRU drops the map, and
+ * with it these. Memoisation only; results are the same without it.
+ */
+const linesByMap = new WeakMap<TraceMap, Map<string, SourceLines | null>>();
+
+function sourceLinesOf(map: TraceMap, source: string): SourceLines | null {
+  let bySource = linesByMap.get(map);
+  if (!bySource) {
+    bySource = new Map();
+    linesByMap.set(map, bySource);
+  }
+  let lines = bySource.get(source);
+  if (lines === undefined) {
+    const content = sourceContentFor(map, source);
+    lines = typeof content === 'string' ? new SourceLines(content) : null;
+    bySource.set(source, lines);
+  }
+  return lines;
+}
+
 export function resolveFrame(
   map: TraceMap,
   frame: FrameInput,
@@ -73,13 +94,13 @@ export function resolveFrame(
     }
     const ignored = isIgnored(map, original.source);
     const shown = shownSource(original.source, { projectRoot: options.projectRoot, ignored });
-    const content = sourceContentFor(map, original.source);
+    const lines = sourceLinesOf(map, original.source);
     const result: ResolvedFrame = {
       resolved: true,
       path: shown.path,
       line: original.line,
       column: original.column + 1,
-      context: (content !== null && sourceContext(content, original.line)) || null,
+      context: lines?.context(original.line) ?? null,
       library: shown.library,
     };
     const fn = functionNameOf(frame.function, options.callerName, map.names);
