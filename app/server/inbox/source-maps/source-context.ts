@@ -54,12 +54,3 @@ export class SourceLines {
     return line.length > MAX_CONTEXT_LINE ? `${line.slice(0, MAX_CONTEXT_LINE)}…` : line;
   }
 }
-
-/** One-off form of `SourceLines#context`. */
-export function sourceContext(
-  source: string,
-  line: number,
-  around = CONTEXT_LINES_AROUND,
-): SourceContext | undefined {
-  return new SourceLines(source).context(line, around);
-}

@@ -19,12 +19,10 @@ import {
 } from './fixture-build';
 
 let fixture: Fixture;
-let mapText: string;
 const OTHER_ID = '0b6e1f6a-7d2c-4c55-9d77-3c1f0e0a0b01';
 
 beforeAll(async () => {
   fixture = await buildFixture();
-  mapText = JSON.stringify(fixture.map);
 });
 
 /** The real file system, with every listing and every file opened written down. */
@@ -49,7 +47,7 @@ const throwingFrame = () => (fixture.exception.stacktrace?.frames ?? []).at(-1) 
 
 describe('the directory map store', () => {
   it('reads nothing until asked, then finds a map by its debug id and resolves with it', async () => {
-    const root = await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const root = await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const fileSystem = watched();
     const store = createDirectoryMapStore({ root, fileSystem });
     expect(fileSystem.listed).toEqual([]);
@@ -63,16 +61,19 @@ describe('the directory map store', () => {
   });
 
   it('finds a map by the chunk file name', async () => {
-    const root = await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const root = await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const store = createDirectoryMapStore({ root });
     const lookup = await store.byChunkPath(new URL(CHUNK_URL).pathname);
     expect(lookup).toMatchObject({ found: true, debugId: fixture.map.debugId });
   });
 
   it('opens only the map files its scan found under the root, never a symlink', async () => {
-    const outside = await writeMapDir({ 'secret.js.map': mapText, 'dir/inner.js.map': mapText });
+    const outside = await writeMapDir({
+      'secret.js.map': fixture.mapText,
+      'dir/inner.js.map': fixture.mapText,
+    });
     const root = await writeMapDir({
-      'assets/index-Fx1a2b3c.js.map': mapText,
+      'assets/index-Fx1a2b3c.js.map': fixture.mapText,
       'assets/index-Fx1a2b3c.js': fixture.code,
       'notes.txt': 'not a map',
     });
@@ -101,7 +102,7 @@ describe('the directory map store', () => {
   });
 
   it('skips a map over the size bound with a reason, without reading it', async () => {
-    const root = await writeMapDir({ 'assets/big-1.js.map': mapText });
+    const root = await writeMapDir({ 'assets/big-1.js.map': fixture.mapText });
     const store = createDirectoryMapStore({ root, maxMapBytes: 100 });
     expect(await store.byChunkPath('/_build/assets/big-1.js')).toEqual({
       found: false,
@@ -148,7 +149,7 @@ describe('the directory map store', () => {
     for (const id of ids) expect((await store.byDebugId(id)).found).toBe(true);
     expect(store.cacheStats().maps).toBe(MAX_CACHED_MAPS);
 
-    const bytes = Buffer.byteLength(mapText) + 10;
+    const bytes = Buffer.byteLength(fixture.mapText) + 10;
     const byBytes = createDirectoryMapStore({ root, maxCachedBytes: bytes * 3 });
     for (const id of ids) await byBytes.byDebugId(id);
     expect(byBytes.cacheStats().maps).toBeLessThanOrEqual(3);
@@ -161,7 +162,7 @@ describe('the directory map store', () => {
   });
 
   it('a map rebuilt since the scan is another build’s, not used', async () => {
-    const root = await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const root = await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const store = createDirectoryMapStore({ root });
     await store.byChunkPath('/_build/assets/nothing.js'); // the scan
     await writeFile(
@@ -178,7 +179,7 @@ describe('the directory map store', () => {
     const root = await mkdtemp(join(tmpdir(), 'source-map-deep-'));
     const deep = join(root, ...Array.from({ length: 30 }, (_, i) => `d${i}`));
     await mkdir(deep, { recursive: true });
-    await writeFile(join(deep, 'deep-1.js.map'), mapText);
+    await writeFile(join(deep, 'deep-1.js.map'), fixture.mapText);
     const fileSystem = watched();
     const store = createDirectoryMapStore({ root, fileSystem });
     expect((await store.byChunkPath('/deep-1.js')).found).toBe(false);

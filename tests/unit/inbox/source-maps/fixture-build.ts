@@ -51,6 +51,8 @@ export interface Fixture {
   projectDir: string;
   code: string;
   map: Record<string, unknown> & { debugId: string };
+  /** The map as the build writes it to disk. */
+  mapText: string;
   /** The SDK's exception for the error the chunk throws: frames oldest first, as sent. */
   exception: ReturnType<typeof exceptionFromError>;
 }
@@ -98,7 +100,7 @@ export async function buildFixture(): Promise<Fixture> {
     throw new Error('the fixture chunk did not throw');
   }
   const exception = exceptionFromError(defaultStackParser, thrown as Error);
-  return { projectDir, code: chunk.code, map, exception };
+  return { projectDir, code: chunk.code, map, mapText: JSON.stringify(map), exception };
 }
 
 /** A directory of maps as the build writes them, plus a stray file beside them. */

@@ -3,7 +3,10 @@ import { eventDetailOf } from '../../../../app/server/inbox/inbox-event';
 import { normaliseEvent } from '../../../../app/server/inbox/normalise-event';
 import { debugImagesOf } from '../../../../app/server/inbox/source-maps/debug-images';
 import { createDirectoryMapStore } from '../../../../app/server/inbox/source-maps/directory-map-store.server';
-import type { SourceMapStore } from '../../../../app/server/inbox/source-maps/map-store';
+import {
+  firstOfStores,
+  type SourceMapStore,
+} from '../../../../app/server/inbox/source-maps/map-store';
 import {
   type ResolveEventInput,
   resolveEventFrames,
@@ -19,13 +22,11 @@ import {
 } from './fixture-build';
 
 let fixture: Fixture;
-let mapText: string;
 const EVENT_ID = '0123456789abcdef0123456789abcdef';
 const OTHER_ID = '0b6e1f6a-7d2c-4c55-9d77-3c1f0e0a0b01';
 
 beforeAll(async () => {
   fixture = await buildFixture();
-  mapText = JSON.stringify(fixture.map);
 });
 
 /** The event as the browser SDK sends it, read back the way the inbox reads it. */
@@ -50,7 +51,7 @@ async function storeWith(files: Record<string, string>) {
 
 describe('resolveEventFrames', () => {
   it('resolves the SDK’s frames by debug id and names the top frame of our code', async () => {
-    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const result = await resolveEventFrames(inboxInput(), store);
     expect(result.topFrame).toEqual({
       path: ROUTE_FILE,
@@ -105,13 +106,13 @@ describe('resolveEventFrames', () => {
     ['a debug id that is no uuid', '../../../etc/passwd'],
     ['a debug id that is an object', { toString: 'x' }],
   ])('falls back to the chunk name with %s', async (_, debugId) => {
-    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const result = await resolveEventFrames(inboxInput(debugId), store);
     expect(result.topFrame?.label).toBe(`${ROUTE_FILE}:${LINES.throwInFailWith} in failWith`);
   });
 
   it('asks the store once per map however many frames use it', async () => {
-    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const asked: string[] = [];
     const counting: SourceMapStore = {
       byDebugId: (id) => {
@@ -128,7 +129,7 @@ describe('resolveEventFrames', () => {
   });
 
   it('hostile frames each get a reason; nothing throws', async () => {
-    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': mapText });
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
     const frames = [
       { filename: 42, lineno: 1, colno: 1 },
       { filename: CHUNK_URL, lineno: Number.NaN, colno: 1 },
@@ -185,5 +186,28 @@ describe('resolveEventFrames', () => {
     });
     const noImage = await resolveEventFrames(inboxInput(undefined), broken);
     expect(noImage.exceptions[0]?.resolutions[0]).toMatchObject({ resolved: false });
+  });
+});
+
+describe('firstOfStores', () => {
+  const miss = (reason: string): SourceMapStore => ({
+    byDebugId: async () => ({ found: false, reason }),
+    byChunkPath: async () => ({ found: false, reason }),
+  });
+
+  it('answers with the first store that finds the map (client maps, then server maps)', async () => {
+    const store = await storeWith({ 'chunks/_/index.mjs.map': fixture.mapText });
+    const both = firstOfStores([miss('no map for this file'), store]);
+    expect(await both.byChunkPath('/srv/.output/server/chunks/_/index.mjs')).toMatchObject({
+      found: true,
+    });
+  });
+
+  it('keeps the more telling reason when none finds it', async () => {
+    const both = firstOfStores([miss('map larger than 50 MB'), miss('no map for this file')]);
+    expect(await both.byDebugId(OTHER_ID)).toEqual({
+      found: false,
+      reason: 'map larger than 50 MB',
+    });
   });
 });
