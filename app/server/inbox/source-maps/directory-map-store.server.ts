@@ -1,0 +1,225 @@
+/**
+ * Source maps read from a build's output directory (`.output/sourcemaps/client`, the server
+ * chunks' folder), lazily: nothing is read until the first frame needs a map.
+ *
+ * - The scan, on first need, walks the root once (no symlinks followed, bounded in depth and
+ *   count) and parses each `*.map` to learn its `debugId`. Parsing, not a regex over the first
+ *   few KB: Rollup and the Sentry plugins write `debugId` LAST, after `sourcesContent`, so the
+ *   head of the file does not have it, and only a parse tells a top-level key from text inside
+ *   a string. It costs one JSON.parse per map per process (maps change only with a rebuild,
+ *   which restarts the server); the parsed JSON is dropped at once.
+ * - A map is then loaded only when a frame needs it, and kept in an LRU bounded by count and
+ *   by bytes.
+ * - Only files the scan found are ever opened: event data (a debug id, a URL) only selects
+ *   among them and is never joined into a path. Files over MAX_MAP_BYTES are never read whole.
+ */
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
+import { isRecord } from '../../is-record';
+import { isDebugId } from './debug-images';
+import { LruCache } from './lru-cache';
+import { MapIndex, type ScannedMap } from './map-index';
+import type { MapLookup, SourceMapStore } from './map-store';
+
+/** Larger than any map a sane build writes (react-dom's with sources is ~3 MB); refuses a planted giant. */
+export const MAX_MAP_BYTES = 50 * 1024 * 1024;
+/** An event touches a handful of chunks; 16 covers several events' worth without growing. */
+export const MAX_CACHED_MAPS = 16;
+/** By file size: a parsed map with decoded mappings takes a few times its JSON in memory. */
+export const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+/** A build output is a few folders deep and has hundreds of files, not hundreds of thousands. */
+export const MAX_SCAN_DEPTH = 12;
+export const MAX_SCAN_FILES = 20_000;
+
+/** What the store needs of the file system: given so tests can watch every file opened. */
+export interface MapFileSystem {
+  /** Entries of a directory; symlinks are neither directories nor files here. */
+  list(dir: string): Promise<Array<{ name: string; isDirectory: boolean; isFile: boolean }>>;
+  /** The file's text, or undefined when it is larger than `maxBytes` (then not read at all). */
+  read(path: string, maxBytes: number): Promise<string | undefined>;
+}
+
+export const nodeMapFileSystem: MapFileSystem = {
+  async list(dir) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.map((entry) => ({
+      name: entry.name,
+      isDirectory: entry.isDirectory(),
+      isFile: entry.isFile(),
+    }));
+  },
+  async read(path, maxBytes) {
+    // O_NOFOLLOW: a file swapped for a symlink after the scan is refused, not followed.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const { size } = await handle.stat();
+      if (size > maxBytes) return undefined;
+      return await handle.readFile({ encoding: 'utf8' });
+    } finally {
+      await handle.close();
+    }
+  },
+};
+
+export interface DirectoryMapStoreOptions {
+  root: string;
+  fileSystem?: MapFileSystem;
+  maxMapBytes?: number;
+  maxCachedMaps?: number;
+  maxCachedBytes?: number;
+}
+
+export interface DirectoryMapStore extends SourceMapStore {
+  /** For tests and the benchmark: what is held now. */
+  cacheStats(): { maps: number; bytes: number };
+}
+
+export function createDirectoryMapStore(options: DirectoryMapStoreOptions): DirectoryMapStore {
+  const root = resolve(options.root);
+  const fileSystem = options.fileSystem ?? nodeMapFileSystem;
+  const maxMapBytes = options.maxMapBytes ?? MAX_MAP_BYTES;
+  const cache = new LruCache<string, TraceMap>(
+    options.maxCachedMaps ?? MAX_CACHED_MAPS,
+    options.maxCachedBytes ?? MAX_CACHED_BYTES,
+  );
+  const loading = new Map<string, Promise<MapLookup>>();
+  let index: Promise<MapIndex> | undefined;
+
+  const indexed = (): Promise<MapIndex> => {
+    index ??= scan(root, fileSystem, maxMapBytes);
+    return index;
+  };
+
+  const load = (entry: ScannedMap, expectedDebugId?: string): Promise<MapLookup> => {
+    const cached = cache.get(entry.file);
+    if (cached) return Promise.resolve(found(cached, entry.debugId));
+    let pending = loading.get(entry.file);
+    if (!pending) {
+      pending = readMap(pathIn(root, entry.file), fileSystem, maxMapBytes).then((read) => {
+        loading.delete(entry.file);
+        if (read.found) cache.set(entry.file, read.map, entry.bytes);
+        return read;
+      });
+      loading.set(entry.file, pending);
+    }
+    return pending.then((read) => {
+      // The file was rebuilt since the scan: its map is another build's now.
+      if (read.found && expectedDebugId && read.debugId !== expectedDebugId) {
+        return { found: false, reason: 'map for another build' };
+      }
+      return read;
+    });
+  };
+
+  return {
+    async byDebugId(debugId) {
+      if (!isDebugId(debugId)) return { found: false, reason: 'no map for this file' };
+      const hit = (await indexed()).byDebugId(debugId);
+      return hit.found ? load(hit.entry, debugId.toLowerCase()) : hit;
+    },
+    async byChunkPath(path) {
+      const hit = (await indexed()).byChunkPath(path);
+      return hit.found ? load(hit.entry) : hit;
+    },
+    cacheStats: () => ({ maps: cache.size, bytes: cache.weight }),
+  };
+}
+
+async function scan(
+  root: string,
+  fileSystem: MapFileSystem,
+  maxMapBytes: number,
+): Promise<MapIndex> {
+  const entries: ScannedMap[] = [];
+  const folders: Array<{ relative: string; depth: number }> = [{ relative: '', depth: 0 }];
+  let seen = 0;
+  for (let folder = folders.shift(); folder && seen < MAX_SCAN_FILES; folder = folders.shift()) {
+    let listed: Awaited<ReturnType<MapFileSystem['list']>>;
+    try {
+      listed = await fileSystem.list(pathIn(root, folder.relative));
+    } catch {
+      continue; // A missing root (no build yet) is an empty index, not an error.
+    }
+    for (const item of listed) {
+      seen += 1;
+      if (seen > MAX_SCAN_FILES) break;
+      const relative = folder.relative ? `${folder.relative}/${item.name}` : item.name;
+      if (item.isDirectory && folder.depth < MAX_SCAN_DEPTH) {
+        folders.push({ relative, depth: folder.depth + 1 });
+      } else if (item.isFile && item.name.endsWith('.map')) {
+        entries.push(await scanned(root, relative, fileSystem, maxMapBytes));
+      }
+    }
+  }
+  return new MapIndex(entries);
+}
+
+async function scanned(
+  root: string,
+  file: string,
+  fileSystem: MapFileSystem,
+  maxMapBytes: number,
+): Promise<ScannedMap> {
+  const read = await readMap(pathIn(root, file), fileSystem, maxMapBytes);
+  if (!read.found) return { file, bytes: 0, skipped: read.reason };
+  const entry: ScannedMap = { file, bytes: read.bytes };
+  if (read.debugId) entry.debugId = read.debugId;
+  return entry;
+}
+
+type ReadMap =
+  | { found: true; map: TraceMap; debugId?: string; bytes: number }
+  | { found: false; reason: string };
+
+async function readMap(
+  path: string,
+  fileSystem: MapFileSystem,
+  maxMapBytes: number,
+): Promise<ReadMap> {
+  let text: string | undefined;
+  try {
+    text = await fileSystem.read(path, maxMapBytes);
+  } catch {
+    return { found: false, reason: 'source map could not be read' };
+  }
+  if (text === undefined) {
+    return { found: false, reason: `map larger than ${sizeText(maxMapBytes)}` };
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    if (!isRecord(json) || json.version !== 3)
+      return { found: false, reason: 'unreadable source map' };
+    // Rollup writes `debugId`; sentry-cli writes both `debugId` and `debug_id`.
+    const id = isDebugId(json.debugId)
+      ? json.debugId
+      : isDebugId(json.debug_id)
+        ? json.debug_id
+        : undefined;
+    const map = Array.isArray(json.sections)
+      ? new FlattenMap(json as never)
+      : new TraceMap(json as never);
+    const result: ReadMap = { found: true, map, bytes: Buffer.byteLength(text) };
+    if (id) result.debugId = id.toLowerCase();
+    return result;
+  } catch {
+    return { found: false, reason: 'unreadable source map' };
+  }
+}
+
+/** `relative` comes only from the scan's own listing; the check is a second line of defence. */
+function pathIn(root: string, relative: string): string {
+  const path = join(root, relative);
+  if (path !== root && !path.startsWith(root + sep)) throw new Error('path outside the map root');
+  return path;
+}
+
+function sizeText(bytes: number): string {
+  const mb = bytes / 1024 / 1024;
+  return mb >= 1 ? `${Math.round(mb)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+function found(map: TraceMap, debugId: string | undefined): MapLookup {
+  return debugId ? { found: true, map, debugId } : { found: true, map };
+}

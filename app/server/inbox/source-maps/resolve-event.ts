@@ -1,0 +1,138 @@
+/**
+ * Every frame of an event's exceptions through the source maps: what the detail view shows
+ * (each frame resolved or not, runs of library frames grouped) and the one line the list view
+ * shows ("app/routes/sentry-example-page/index.tsx:24 in onClick"). Each map an event needs is
+ * asked for once; a failure of any kind becomes that frame's reason, never an exception.
+ */
+import type { ExceptionDetail, StackFrame } from '../inbox-event';
+import { type DebugImage, debugIdFor, isDebugId } from './debug-images';
+import { type FrameGroup, groupFrames } from './frame-groups';
+import { type FrameInput, framePosition } from './frame-input';
+import { type MapLookup, NO_MAP, type SourceMapStore } from './map-store';
+import { type FrameResolution, type ResolvedFrame, resolveFrame } from './resolve-frame';
+
+export interface ResolvedException {
+  type: string;
+  value: string;
+  /** Most recent call first, as in `ExceptionDetail`; `resolutions[i]` is `frames[i]`'s. */
+  frames: StackFrame[];
+  resolutions: FrameResolution[];
+  /** The same frames, runs of library frames together: the view collapses those. */
+  groups: FrameGroup[];
+}
+
+export interface TopFrame {
+  path: string;
+  line: number;
+  functionName?: string;
+  /** "app/routes/sentry-example-page/index.tsx:24 in onClick". */
+  label: string;
+}
+
+export interface ResolvedEvent {
+  exceptions: ResolvedException[];
+  /** The most recent resolved frame of our own code in the thrown exception, if any. */
+  topFrame?: TopFrame;
+}
+
+export interface ResolveEventInput {
+  /** As `eventDetailOf` gives them: the thrown exception first, each most recent call first. */
+  exceptions: readonly ExceptionDetail[];
+  /** `debugImagesOf(rawEvent)`. */
+  debugImages: readonly DebugImage[];
+}
+
+export async function resolveEventFrames(
+  input: ResolveEventInput,
+  store: SourceMapStore,
+  options: { projectRoot?: string } = {},
+): Promise<ResolvedEvent> {
+  const maps = new Map<string, Promise<MapLookup>>();
+  const exceptions: ResolvedException[] = [];
+  for (const exception of input.exceptions) {
+    const frames: StackFrame[] = Array.isArray(exception.frames) ? exception.frames : [];
+    const lookups = await Promise.all(
+      frames.map((frame) => mapFor(frame, input.debugImages, store, maps)),
+    );
+    // Oldest frame first, so each frame knows the name at its caller's call site.
+    const resolutions: FrameResolution[] = new Array(frames.length);
+    let callerName: string | undefined;
+    for (let i = frames.length - 1; i >= 0; i -= 1) {
+      const frame = frames[i] as StackFrame;
+      const lookup = lookups[i] as MapLookup;
+      const resolution = lookup.found
+        ? resolveFrame(lookup.map, frame as FrameInput, {
+            projectRoot: options.projectRoot,
+            callerName,
+          })
+        : ({ resolved: false, reason: lookup.reason } as const);
+      callerName = resolution.resolved ? resolution.nameAtPosition : undefined;
+      resolutions[i] = resolution;
+    }
+    exceptions.push({
+      type: exception.type,
+      value: exception.value,
+      frames,
+      resolutions,
+      groups: groupFrames(frames, resolutions),
+    });
+  }
+  const result: ResolvedEvent = { exceptions };
+  const top = topFrameOf(exceptions[0]?.resolutions ?? []);
+  if (top) result.topFrame = top;
+  return result;
+}
+
+/**
+ * The map for a frame: by the debug id the event gives for its file, else by the chunk's
+ * name. A debug id with no map while a map for the same chunk name exists means the map on
+ * disk is from another build, and is not used: its positions would be wrong.
+ */
+async function mapFor(
+  frame: StackFrame,
+  images: readonly DebugImage[],
+  store: SourceMapStore,
+  maps: Map<string, Promise<MapLookup>>,
+): Promise<MapLookup> {
+  const checked = framePosition(frame);
+  if (!checked.ok) return { found: false, reason: checked.reason };
+  const { filename, path } = checked.position;
+  // Checked again: images normally come from debugImagesOf, but a bad id must only fall back.
+  const named = debugIdFor(filename, Array.isArray(images) ? images : []);
+  const debugId = isDebugId(named) ? named.toLowerCase() : undefined;
+  const key = debugId ? `id:${debugId}` : `path:${path}`;
+  let lookup = maps.get(key);
+  if (!lookup) {
+    lookup = safely(async () => {
+      if (!debugId) return store.byChunkPath(path);
+      const byId = await store.byDebugId(debugId);
+      if (byId.found || byId.reason !== NO_MAP) return byId;
+      const byName = await store.byChunkPath(path);
+      return byName.found ? { found: false, reason: 'map for another build' } : byId;
+    });
+    maps.set(key, lookup);
+  }
+  return lookup;
+}
+
+async function safely(lookup: () => Promise<MapLookup>): Promise<MapLookup> {
+  try {
+    return await lookup();
+  } catch {
+    return { found: false, reason: 'source map could not be read' };
+  }
+}
+
+export function topFrameOf(resolutions: readonly FrameResolution[]): TopFrame | undefined {
+  const own = resolutions.find(
+    (resolution): resolution is ResolvedFrame => resolution.resolved && !resolution.library,
+  );
+  if (!own) return undefined;
+  const where = `${own.path}:${own.line}`;
+  const top: TopFrame = { path: own.path, line: own.line, label: where };
+  if (own.functionName) {
+    top.functionName = own.functionName;
+    top.label = `${where} in ${own.functionName}`;
+  }
+  return top;
+}

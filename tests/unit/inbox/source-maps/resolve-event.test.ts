@@ -1,0 +1,213 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventDetailOf } from '../../../../app/server/inbox/inbox-event';
+import { normaliseEvent } from '../../../../app/server/inbox/normalise-event';
+import { debugImagesOf } from '../../../../app/server/inbox/source-maps/debug-images';
+import { createDirectoryMapStore } from '../../../../app/server/inbox/source-maps/directory-map-store.server';
+import {
+  firstOfStores,
+  type SourceMapStore,
+} from '../../../../app/server/inbox/source-maps/map-store';
+import {
+  type ResolveEventInput,
+  resolveEventFrames,
+} from '../../../../app/server/inbox/source-maps/resolve-event';
+import { envelopeBytes } from '../../../fixtures/inbox-envelopes';
+import {
+  buildFixture,
+  CHUNK_URL,
+  type Fixture,
+  LINES,
+  ROUTE_FILE,
+  writeMapDir,
+} from './fixture-build';
+
+let fixture: Fixture;
+const EVENT_ID = '0123456789abcdef0123456789abcdef';
+const OTHER_ID = '0b6e1f6a-7d2c-4c55-9d77-3c1f0e0a0b01';
+
+beforeAll(async () => {
+  fixture = await buildFixture();
+});
+
+/** The event as the browser SDK sends it, read back the way the inbox reads it. */
+function inboxInput(debugId: unknown = fixture.map.debugId): ResolveEventInput {
+  const event = {
+    event_id: EVENT_ID,
+    exception: { values: [fixture.exception] },
+    debug_meta: { images: [{ type: 'sourcemap', code_file: CHUNK_URL, debug_id: debugId }] },
+  };
+  const bytes = envelopeBytes({ event_id: EVENT_ID }, [
+    { header: { type: 'event' }, payload: event },
+  ]);
+  const detail = eventDetailOf(bytes, EVENT_ID);
+  if (!detail) throw new Error('the inbox did not read the event');
+  // The stored event is bounded (depth 3): the images must survive that.
+  return { exceptions: detail.exceptions, debugImages: debugImagesOf(normaliseEvent(event)) };
+}
+
+async function storeWith(files: Record<string, string>) {
+  return createDirectoryMapStore({ root: await writeMapDir(files) });
+}
+
+describe('resolveEventFrames', () => {
+  it('resolves the SDK’s frames by debug id and names the top frame of our code', async () => {
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    const result = await resolveEventFrames(inboxInput(), store);
+    expect(result.topFrame).toEqual({
+      path: ROUTE_FILE,
+      line: LINES.throwInFailWith,
+      functionName: 'failWith',
+      label: `${ROUTE_FILE}:${LINES.throwInFailWith} in failWith`,
+    });
+    const [exception] = result.exceptions;
+    const shown = exception?.resolutions
+      .slice(0, 4)
+      .map((r) => r.resolved && [r.path, r.line, r.functionName]);
+    expect(shown).toEqual([
+      [ROUTE_FILE, LINES.throwInFailWith, 'failWith'],
+      [ROUTE_FILE, LINES.callInOnClick, 'onClick'],
+      ['fake-lib/index.js', 2, 'invokeHandler'],
+      [ROUTE_FILE, LINES.callInRun, 'run'],
+    ]);
+    // The test's own frames (TypeScript files, node internals) are nobody's chunks.
+    expect(exception?.resolutions.slice(4).map((r) => !r.resolved && r.reason)).toContain(
+      'not a frame of ours',
+    );
+    expect(exception?.groups.slice(0, 4)).toEqual([
+      { kind: 'frame', index: 0 },
+      { kind: 'frame', index: 1 },
+      { kind: 'library', indices: [2] },
+      { kind: 'frame', index: 3 },
+    ]);
+  });
+
+  it('says when the map on disk is another build’s', async () => {
+    const store = await storeWith({
+      'assets/index-Fx1a2b3c.js.map': JSON.stringify({ ...fixture.map, debugId: OTHER_ID }),
+    });
+    const result = await resolveEventFrames(inboxInput(), store);
+    expect(result.exceptions[0]?.resolutions[0]).toEqual({
+      resolved: false,
+      reason: 'map for another build',
+    });
+    expect(result.topFrame).toBeUndefined();
+  });
+
+  it('says when there is no map', async () => {
+    const result = await resolveEventFrames(inboxInput(), await storeWith({}));
+    expect(result.exceptions[0]?.resolutions[0]).toEqual({
+      resolved: false,
+      reason: 'no map for this file',
+    });
+  });
+
+  it.each([
+    ['no debug image', undefined],
+    ['a debug id that is no uuid', '../../../etc/passwd'],
+    ['a debug id that is an object', { toString: 'x' }],
+  ])('falls back to the chunk name with %s', async (_, debugId) => {
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    const result = await resolveEventFrames(inboxInput(debugId), store);
+    expect(result.topFrame?.label).toBe(`${ROUTE_FILE}:${LINES.throwInFailWith} in failWith`);
+  });
+
+  it('asks the store once per map however many frames use it', async () => {
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    const asked: string[] = [];
+    const counting: SourceMapStore = {
+      byDebugId: (id) => {
+        asked.push(id);
+        return store.byDebugId(id);
+      },
+      byChunkPath: (path) => {
+        asked.push(path);
+        return store.byChunkPath(path);
+      },
+    };
+    await resolveEventFrames(inboxInput(), counting);
+    expect(asked).toEqual([fixture.map.debugId]);
+  });
+
+  it('hostile frames each get a reason; nothing throws', async () => {
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    const frames = [
+      { filename: 42, lineno: 1, colno: 1 },
+      { filename: CHUNK_URL, lineno: Number.NaN, colno: 1 },
+      { filename: CHUNK_URL, lineno: -1, colno: -1 },
+      { filename: CHUNK_URL, lineno: 1e308, colno: 1e308 },
+      { filename: CHUNK_URL, lineno: 99_999, colno: 1 },
+      {
+        filename: 'http://localhost:3000/_build/assets/../../../../etc/passwd.js',
+        lineno: 1,
+        colno: 1,
+      },
+      { filename: 'http://localhost:3000/__proto__.js', lineno: 1, colno: 1 },
+      { filename: 'http://localhost:3000/constructor.js', lineno: 1, colno: 1 },
+      { filename: { toString: () => CHUNK_URL }, lineno: 1, colno: 1 },
+      null,
+      'at onClick (x.js:1:1)',
+    ];
+    const input = {
+      exceptions: [
+        { type: 'Error', value: 'x', frames },
+        { type: 'Error', value: 'no frames', frames: 'nope' },
+      ],
+      debugImages: [null, { codeFile: CHUNK_URL, debugId: 'not-a-uuid' }],
+    } as unknown as ResolveEventInput;
+    const result = await resolveEventFrames(input, store);
+    const reasons = result.exceptions[0]?.resolutions.map((r) => !r.resolved && r.reason);
+    expect(reasons).toEqual([
+      'no file name',
+      'no usable position',
+      'no usable position',
+      'no usable position',
+      'position out of range',
+      'no map for this file',
+      'no map for this file',
+      'no map for this file',
+      'no file name',
+      'no file name',
+      'no file name',
+    ]);
+    expect(result.exceptions[1]?.resolutions).toEqual([]);
+  });
+
+  it('a store that fails answers a reason, not an exception', async () => {
+    const broken: SourceMapStore = {
+      byDebugId: () => Promise.reject(new Error('disk on fire')),
+      byChunkPath: () => {
+        throw new Error('sync failure');
+      },
+    };
+    const result = await resolveEventFrames(inboxInput(), broken);
+    expect(result.exceptions[0]?.resolutions[0]).toEqual({
+      resolved: false,
+      reason: 'source map could not be read',
+    });
+    const noImage = await resolveEventFrames(inboxInput(undefined), broken);
+    expect(noImage.exceptions[0]?.resolutions[0]).toMatchObject({ resolved: false });
+  });
+});
+
+describe('firstOfStores', () => {
+  const miss = (reason: string): SourceMapStore => ({
+    byDebugId: async () => ({ found: false, reason }),
+    byChunkPath: async () => ({ found: false, reason }),
+  });
+
+  it('answers with the first store that finds the map (client maps, then server maps)', async () => {
+    const store = await storeWith({ 'chunks/_/index.mjs.map': fixture.mapText });
+    const both = firstOfStores([miss('no map for this file'), store]);
+    expect(await both.byChunkPath('/srv/.output/server/chunks/_/index.mjs')).toMatchObject({
+      found: true,
+    });
+  });
+
+  it('keeps the more telling reason when none finds it', async () => {
+    const both = firstOfStores([miss('map larger than 50 MB'), miss('no map for this file')]);
+    expect(await both.byDebugId(OTHER_ID)).toEqual({
+      found: false,
+      reason: 'map larger than 50 MB',
+    });
+  });
+});
