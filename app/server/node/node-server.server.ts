@@ -29,6 +29,7 @@ import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '../server-functions/se
 import { theTunnel } from '../tunnel/tunnel-instance.server';
 import { isTunnelPath } from '../tunnel/tunnel-path';
 import { createAdmission } from './admission';
+import { decodeLoadedSourceMaps } from './decode-source-maps.server';
 import { lagMonitor } from './event-loop-lag.server';
 import { handleShutdownSignals } from './graceful-shutdown.server';
 import { isHiddenBuildFile } from './hidden-files';
@@ -153,6 +154,9 @@ server.once('error', (error: NodeJS.ErrnoException) => {
   }
   process.exit(1);
 });
+
+// The entry is .output/server/index.mjs; the chunks and their maps are beside it.
+decodeLoadedSourceMaps(fileURLToPath(new URL('.', import.meta.url)));
 
 server.listen({ port: config.port, host: config.host }, () => {
   const address = server.address();
