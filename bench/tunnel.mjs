@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startBareProxy } from './bare-proxy.mjs';
+import { errorEnvelope } from './envelopes.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -112,30 +113,6 @@ async function renderPages(port) {
     await page.text();
     if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}`);
   }
-}
-
-/** A ~6 KB error event envelope, like the browser SDK sends for an exception with a stack. */
-function errorEnvelope(dsn) {
-  const eventId = 'a'.repeat(32);
-  const frames = Array.from({ length: 46 }, (_, i) => ({
-    filename: `https://example.com/_build/assets/client-${i}.js`,
-    function: `handleClick${i}`,
-    lineno: 100 + i,
-    colno: 12,
-    in_app: true,
-  }));
-  const event = {
-    event_id: eventId,
-    level: 'error',
-    platform: 'javascript',
-    exception: { values: [{ type: 'Error', value: 'Something broke', stacktrace: { frames } }] },
-    request: {
-      url: 'https://example.com/',
-      headers: { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64)' },
-    },
-  };
-  const body = JSON.stringify(event);
-  return `${JSON.stringify({ event_id: eventId, dsn, sent_at: new Date().toISOString() })}\n${JSON.stringify({ type: 'event', length: Buffer.byteLength(body) })}\n${body}`;
 }
 
 /**
@@ -263,6 +240,8 @@ async function main() {
   } finally {
     // Ours first, and wait: killing the ingest under its last in-flight forwards would log 502s.
     for (const child of children.reverse()) {
+      // One that already exited (crashed) sends no 'exit' again: waiting for it would hang.
+      if (child.exitCode !== null || child.signalCode !== null) continue;
       const exited = new Promise((done) => child.once('exit', done));
       child.kill();
       await exited;
