@@ -30,7 +30,7 @@ export default defineConfig({
             output: { manualChunks: clientChunkOf, chunkFileNames: clientChunkFileName },
           },
         },
-        plugins: [sentryVitePlugin(sentryBuildOptions(process.env))],
+        plugins: [sentryVitePlugin(sentryBuildOptions())],
       },
     },
   },

@@ -1,31 +1,28 @@
 /**
- * What `@sentry/vite-plugin` may do in a build. It always injects a debug ID into every client
- * chunk and its map (no account or network needed). Everything that talks to Sentry, uploading
- * maps and creating a release, happens only when the build has `SENTRY_AUTH_TOKEN`; telemetry
- * about the build itself is never sent.
- * Decision: docs/decisions/0700-client-source-maps-and-debug-ids.md.
+ * What `@sentry/vite-plugin` may do in a build: inject a debug ID into every client chunk and
+ * its map, nothing else. It never uploads, creates a release or sends telemetry, even when
+ * SENTRY_AUTH_TOKEN is in the build's environment (a CI job often exports it for every step):
+ * the build needs neither the network nor a token, and maps go to Sentry in one place only,
+ * `npm run sourcemaps:upload` (scripts/upload-source-maps.mjs).
+ * Decisions: docs/decisions/0700-client-source-maps-and-debug-ids.md, 0702-*.md.
  */
 import type { SentryVitePluginOptions } from '@sentry/vite-plugin';
 
-export function sentryBuildOptions(
-  env: Record<string, string | undefined>,
-): SentryVitePluginOptions {
-  const authToken = env.SENTRY_AUTH_TOKEN || undefined;
+export function sentryBuildOptions(): SentryVitePluginOptions {
   return {
-    authToken,
     telemetry: false,
     sourcemaps: {
       // 'disable-upload' still injects debug IDs into chunks and maps.
-      disable: authToken ? false : 'disable-upload',
+      disable: 'disable-upload',
     },
     release: {
-      // No name without a token: the plugin would read one from git only to warn that it
-      // cannot create that release.
-      name: authToken ? undefined : '',
+      // No name, so nothing is created with a token the plugin finds in SENTRY_AUTH_TOKEN, and
+      // no name is read from git or SENTRY_RELEASE.
+      name: '',
       // The release is the server's runtime setting (SENTRY_RELEASE), never baked into chunks.
       inject: false,
-      create: Boolean(authToken),
-      finalize: Boolean(authToken),
+      create: false,
+      finalize: false,
       setCommits: false,
       deploy: false,
     },

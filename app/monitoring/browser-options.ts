@@ -20,6 +20,7 @@ import {
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
+import { markInAppFrames } from './in-app';
 import type { PublicConfig } from './public-config';
 import { limitStackFrames } from './stack-limit';
 
@@ -52,7 +53,8 @@ export function browserOptions(config: PublicConfig, router: TracedRouter): Brow
     // retried with back-off, when the browser comes back online, and at the next page load.
     transport: makeBrowserOfflineTransport(makeFetchTransport),
     transportOptions,
-    stackParser: limitStackFrames(defaultStackParser),
+    // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).
+    stackParser: markInAppFrames(limitStackFrames(defaultStackParser)),
     ignoreErrors: RESIZE_OBSERVER_LOOP_NOTICES,
     denyUrls: EXTENSION_URLS,
     ignoreSpans: NOT_FOUND_SEGMENTS,

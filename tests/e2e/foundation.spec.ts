@@ -33,6 +33,12 @@ test('the home page hydrates: its button calls the server function from the brow
 test('moving between pages is client-side', async ({ page }) => {
   await page.goto(`${server.url}/`);
   await expect(page.getByTestId('health-report')).toBeVisible();
+  // Server-rendered links work before hydration too, as full page loads: wait until React owns
+  // the link (its props are on the element), or a quick click races hydration.
+  await page.waitForFunction(() => {
+    const link = document.querySelector('a[href="/about"]');
+    return link !== null && Object.keys(link).some((key) => key.startsWith('__reactProps'));
+  });
   // A full page load would drop this marker.
   await page.evaluate(() => {
     (window as unknown as { stillHere: boolean }).stillHere = true;

@@ -16,7 +16,7 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-test('"Throw client error" on the example page shows up on /errors, with its stack', async ({
+test('"Throw client error" on the example page shows up on /errors, with its stack and in-app frames', async ({
   page,
 }) => {
   await page.goto(`${server.url}/sentry-example-page`);
@@ -40,8 +40,11 @@ test('"Throw client error" on the example page shows up on /errors, with its sta
   await expect(ours.first()).toContainText('/sentry-example-page');
 
   await ours.first().getByRole('link').first().click();
-  await expect(page.getByRole('list', { name: 'Stack frames' })).toBeVisible();
-  await expect(
-    page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first(),
-  ).toBeVisible();
+  const frames = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem');
+  await expect(frames.first()).toBeVisible();
+  // Most recent call first: the handler that threw is ours, React's frames are not.
+  await expect(frames.first()).toContainText('in app');
+  const react = frames.filter({ hasText: /react-dom|vendor-react-/ });
+  await expect(react.first()).toBeVisible();
+  for (const frame of await react.all()) await expect(frame).not.toContainText('in app');
 });

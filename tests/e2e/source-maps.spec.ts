@@ -1,7 +1,8 @@
 /**
  * Readable browser stacks in Chromium against the production build: an error thrown on the
  * example page reaches the fake ingest with `debug_meta.images`, the debug IDs injected into
- * the chunks, each found in exactly one map of the build: the map of the chunk the frame is in.
+ * the chunks, each found in exactly one map of the build: the map of the chunk the frame is in;
+ * and in_app true on the route's frame, false on React's.
  */
 import { expect, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
@@ -20,6 +21,7 @@ interface BrowserEvent {
 interface Frame {
   filename?: string;
   abs_path?: string;
+  in_app?: boolean;
 }
 
 let ingest: FakeSentry;
@@ -74,4 +76,10 @@ test('a client error carries debug IDs that each name exactly one map of the bui
   const thrower = frames.at(-1)?.abs_path ?? frames.at(-1)?.filename ?? '';
   expect(new URL(thrower).pathname).toMatch(/^\/_build\/assets\/sentry-example-page-[\w-]+\.js$/);
   expect(images.map((image) => image.code_file)).toContain(thrower);
+
+  // Sentry groups by the in-app frames: the route's handler is ours, React's dispatch is not.
+  expect(frames.at(-1)?.in_app).toBe(true);
+  const react = frames.filter((frame) => /\/vendor-react-[\w-]+\.js$/.test(frame.filename ?? ''));
+  expect(react.length).toBeGreaterThan(0);
+  expect(react.map((frame) => frame.in_app)).toEqual(react.map(() => false));
 });

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isInAppFrame } from '../../app/monitoring/in-app';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import {
@@ -113,6 +114,27 @@ describe('client chunk names', () => {
   });
 });
 
+describe('in-app by chunk name', () => {
+  it('holds for every chunk: in-app chunks have no node_modules source, library chunks no app/ source', () => {
+    const judged = clientChunks().map((chunk) => {
+      const map = JSON.parse(
+        readFileSync(join(CLIENT_MAPS_DIR, '_build/assets', `${chunk.name}.map`), 'utf8'),
+      ) as { sources: string[] };
+      const inApp = isInAppFrame(`http://127.0.0.1/_build/assets/${chunk.name}`);
+      return { name: chunk.name, inApp, sources: map.sources };
+    });
+    for (const { name, inApp, sources } of judged) {
+      const forbidden = inApp ? /\/node_modules\// : /(^|\/)app\//;
+      expect(
+        sources.filter((source) => forbidden.test(source)),
+        name,
+      ).toEqual([]);
+    }
+    expect(judged.filter((chunk) => chunk.inApp).length).toBeGreaterThan(3);
+    expect(judged.filter((chunk) => !chunk.inApp).length).toBeGreaterThan(3);
+  });
+});
+
 describe('a server failure', () => {
   it('names the TypeScript file, line and function in the log line and the Sentry event', async () => {
     const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
@@ -133,14 +155,24 @@ describe('a server failure', () => {
       .flatMap((request) => parseEnvelope(request.body).items)
       .map((item) => item.payload as SentryEvent)
       .find((event) => event.tags?.digest === digest)?.exception?.values[0]?.stacktrace?.frames;
-    expect(frames?.at(-1)).toMatchObject({ function: 'loader', lineno: 7 });
+    expect(frames?.at(-1)).toMatchObject({ function: 'loader', lineno: 7, in_app: true });
     expect(frames?.at(-1)?.filename).toMatch(/app\/routes\/sentry-example-page\/ssr-error\.tsx$/);
+    // The router that called the loader is a dependency: not in-app, so Sentry groups by ours.
+    const dependencies = (frames ?? []).filter((frame) =>
+      frame.filename?.includes('node_modules/'),
+    );
+    expect(dependencies.some((frame) => frame.filename?.includes('@tanstack/router-core'))).toBe(
+      true,
+    );
+    expect(dependencies.map((frame) => frame.in_app)).toEqual(dependencies.map(() => false));
   });
 });
 
 interface SentryEvent {
   tags?: Record<string, string>;
   exception?: {
-    values: Array<{ stacktrace?: { frames: Array<{ filename?: string; function?: string }> } }>;
+    values: Array<{
+      stacktrace?: { frames: Array<{ filename?: string; function?: string; in_app?: boolean }> };
+    }>;
   };
 }

@@ -3,12 +3,13 @@
  * `@sentry/core/server`, the same 11.12 line as @sentry/react): no OpenTelemetry, no module
  * patching, so it bundles cleanly into the nitro output. See docs/decisions/0201-*.md.
  */
-import { createStackParser, Scope } from '@sentry/core';
-import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
+import { Scope } from '@sentry/core';
+import { ServerRuntimeClient } from '@sentry/core/server';
 import { serverConfig } from '../env.server';
 import { reportingDsn } from '../monitoring-mode.server';
 import { processShared } from '../process-shared.server';
 import type { FailureContext } from './log-line';
+import { serverStackParser } from './server-stack-parser.server';
 import { makeFetchTransport, makeInboxTransport } from './transports.server';
 
 // One client per process: the pages' copy of this module reports, the shutdown plugin's
@@ -25,7 +26,7 @@ function sentryClient(): ServerRuntimeClient {
     // In local inbox mode the built-in DSN names no real host: the transport writes to the inbox.
     dsn: reportingDsn(config),
     transport: monitoring.kind === 'sentry' ? makeFetchTransport : makeInboxTransport,
-    stackParser: createStackParser(nodeStackLineParser()),
+    stackParser: serverStackParser,
     integrations: [],
     environment: config.environment,
     release: config.release,

@@ -92,6 +92,25 @@ describe('browserOptions', () => {
     expect(frames[0]?.function).toBe('f49');
   });
 
+  it('marks only our chunks in-app: a React frame is not, the route that threw is', () => {
+    const parser = options.stackParser;
+    if (typeof parser !== 'function') throw new Error('no stack parser function');
+    const origin = 'https://app.example.com/_build/assets';
+    const frames = parser(
+      [
+        'Error: boom',
+        `    at onClick (${origin}/sentry-example-page-etmAYWlX.js:1:120)`,
+        `    at executeDispatch (${origin}/vendor-react-DDq-4j0n.js:8:9876)`,
+        `    at main (${origin}/client-CW0JEvFH.js:1:40)`,
+      ].join('\n'),
+    );
+    expect(frames.map((frame) => [frame.function, frame.in_app])).toEqual([
+      ['main', true],
+      ['executeDispatch', false],
+      ['onClick', true],
+    ]);
+  });
+
   it('refuses a config whose DSN is not a DSN', () => {
     expect(() => browserOptions({ ...config, dsn: 'not a dsn' }, router)).toThrow(/DSN/);
   });

@@ -1,0 +1,54 @@
+/**
+ * Which browser frames are our own code. The browser SDK calls every frame in-app; Sentry
+ * groups an error by its in-app frames, so React's or the router's frames would split or merge
+ * issues that our code decides. The build puts all library code into chunks named for it
+ * (build/client-chunks.ts), so a frame's chunk name says whose code it is.
+ */
+import type { StackParser } from '@sentry/core';
+
+/**
+ * Chunks holding only library code: the shared chunks build/client-chunks.ts names (react,
+ * @sentry, @tanstack, other packages), and vite's empty stand-in for Node built-ins. Every
+ * other chunk (routes, `app`, the `client` entry) holds our code.
+ */
+export const LIBRARY_CHUNKS: readonly string[] = [
+  'vendor-react',
+  'vendor-sentry',
+  'router',
+  'vendor',
+  '__vite-browser-external',
+];
+
+/** Rollup's `[name]-[hash].js`: the hash is 8 characters of base64url. */
+const CHUNK_FILE = /^(.+)-[\w-]{8}\.js$/;
+
+/**
+ * In-app: a script the app serves under `/_build/` that is not a library chunk. Not in-app:
+ * library chunks, dependencies the dev server serves from node_modules or `/@vite/`, and
+ * whatever is not one of our scripts (the page's inline scripts, other origins, `<anonymous>`).
+ */
+export function isInAppFrame(filename: string | undefined): boolean {
+  if (!filename) return false;
+  const path = pathOf(filename);
+  if (!path.startsWith('/_build/')) return false;
+  if (path.includes('/node_modules/') || path.includes('/@vite/')) return false;
+  const chunk = CHUNK_FILE.exec(path.slice(path.lastIndexOf('/') + 1))?.[1];
+  return chunk === undefined || !LIBRARY_CHUNKS.includes(chunk);
+}
+
+/** A stack parser whose frames say in_app by `isInAppFrame` instead of the SDK's blanket true. */
+export function markInAppFrames(parser: StackParser): StackParser {
+  return (stack, skipFirstLines, framesToPop) =>
+    parser(stack, skipFirstLines, framesToPop).map((frame) => ({
+      ...frame,
+      in_app: isInAppFrame(frame.filename),
+    }));
+}
+
+function pathOf(filename: string): string {
+  try {
+    return new URL(filename).pathname;
+  } catch {
+    return filename;
+  }
+}
