@@ -68,7 +68,8 @@ test('a client error is shown in our source, its React frames folded, its line i
   const marked = top.locator('mark');
   await expect(marked).toHaveCount(1);
   await expect(marked).toHaveText(new RegExp(`^${LINE}\\s+${escape(THROW_LINE)}\\s*$`));
-  await expect(top.locator('.source-line')).toHaveCount(4);
+  // Five lines in all: two before, the marked one, two after.
+  await expect(top.locator('.source-line')).toHaveCount(5);
 
   // React's frames, folded under one summary per run, open on a click.
   const folded = page.getByText(/^\d+ library frames?$/).first();
@@ -82,8 +83,6 @@ test('a client error is shown in our source, its React frames folded, its line i
   await expect(inside).toHaveCount(count);
   await expect(inside.first()).toBeVisible();
   await expect(fold).toContainText('react-dom/');
-
-  console.log(`--- the detail page, as text ---\n${await page.locator('main').innerText()}`);
 });
 
 test('a server failure is shown where Node mapped it, project-relative, once', async ({ page }) => {
