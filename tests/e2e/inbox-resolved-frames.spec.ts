@@ -64,10 +64,10 @@ test('a client error is shown in our source, its React frames folded, its line i
   await expect(page.getByRole('heading', { name: 'Stack trace' })).toBeVisible();
   const frames = page.getByRole('list', { name: 'Stack frames' });
   const top = frames.getByRole('listitem').first();
-  await expect(top).toContainText(new RegExp(`^onClick at ${escape(ROUTE)}:${LINE}:\\d+`));
+  await expect(top).toContainText(new RegExp(`^onClick at ${literal(ROUTE)}:${LINE}:\\d+`));
   const marked = top.locator('mark');
   await expect(marked).toHaveCount(1);
-  await expect(marked).toHaveText(new RegExp(`^${LINE}\\s+${escape(THROW_LINE)}\\s*$`));
+  await expect(marked).toHaveText(new RegExp(`^${LINE}\\s+${literal(THROW_LINE)}\\s*$`));
   // Five lines in all: two before, the marked one, two after.
   await expect(top.locator('.source-line')).toHaveCount(5);
 
@@ -100,13 +100,13 @@ test('a server failure is shown where Node mapped it, project-relative, once', a
   await ours.getByRole('link').first().click();
   const top = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first();
   await expect(top).toContainText(
-    new RegExp(`^loader at ${escape(SERVER_ROUTE)}:${SERVER_LINE}:\\d+$`),
+    new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+$`),
   );
   const stack = page.locator('section[aria-labelledby="stack-heading"]');
   await expect(stack).not.toContainText(`${PROJECT}/`);
   await expect(stack).not.toContainText('.output/server');
 });
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
