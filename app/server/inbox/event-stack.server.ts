@@ -32,10 +32,12 @@ export async function stackForDetail(
   entryId: string,
   exceptions: ExceptionDetail[],
   event: Record<string, unknown>,
-  { maps = buildMaps(), resolve = resolveEventFrames }: StackDependencies = {},
+  dependencies: StackDependencies = {},
 ): Promise<ExceptionView[]> {
-  if (!maps) return stackAsItCame(exceptions, NO_BUILD_REASON);
+  const { resolve = resolveEventFrames } = dependencies;
   try {
+    const maps = mapsOf(dependencies);
+    if (!maps) return stackAsItCame(exceptions, NO_BUILD_REASON);
     const resolved = await resolve({ exceptions, debugImages: debugImagesOf(event) }, maps.store, {
       projectRoot: maps.projectRoot,
       serverOutputDir: maps.serverOutputDir,
@@ -65,9 +67,17 @@ const topFrames = processShared(
 export async function topFramesFor(
   inbox: Pick<LocalInbox, 'read' | 'reportEntry'>,
   entryIds: readonly string[],
-  { maps = buildMaps(), resolveTop = resolveTopFrame, cache = topFrames }: StackDependencies = {},
+  dependencies: StackDependencies = {},
 ): Promise<Map<string, string>> {
+  const { resolveTop = resolveTopFrame, cache = topFrames } = dependencies;
   const labels = new Map<string, string>();
+  let maps: BuildMaps | undefined;
+  try {
+    maps = mapsOf(dependencies);
+  } catch (error) {
+    // Never fails the list: the events are listed without their line.
+    console.warn(`[inbox] the build's source maps could not be opened: ${String(error)}`);
+  }
   if (!maps) return labels;
   for (const id of entryIds) {
     let label = cache.get(id);
@@ -101,6 +111,11 @@ async function topFrameOf(
     inbox.reportEntry(id, 'top frame', failure(id, 'its top frame', error));
     return null;
   }
+}
+
+/** The maps a test gave (`maps: undefined` for none), else the build's. */
+function mapsOf(dependencies: StackDependencies): BuildMaps | undefined {
+  return 'maps' in dependencies ? dependencies.maps : buildMaps();
 }
 
 function failure(id: string, what: string, error: unknown): string {
