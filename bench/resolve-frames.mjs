@@ -105,12 +105,16 @@ const resolvedCount = resolutions.filter((r) => r.resolved).length;
 console.log(
   `Resolving a 50-frame browser event through .output's maps (${resolvedCount} of 50 frames resolved, ${MIX.length} maps):`,
 );
-console.log(
-  `  cold, a fresh store (scans every map, loads ${MIX.length}):  median ${ms(quantile(cold, 0.5))}, min ${ms(cold[0])}, max ${ms(cold.at(-1))} (${COLD_RUNS} runs)`,
+const row = (label, figures) => console.log(`  ${label.padEnd(48)} ${figures}`);
+row(
+  `cold, a fresh store (scans every map, loads ${MIX.length})`,
+  `median ${ms(quantile(cold, 0.5))}, min ${ms(cold[0])}, max ${ms(cold.at(-1))} (${COLD_RUNS} runs)`,
 );
-console.log(
-  `  warm, maps cached:                           median ${ms(quantile(warm, 0.5))}, p99 ${ms(quantile(warm, 0.99))} (${WARM_RUNS} runs)`,
+row(
+  'warm, maps cached',
+  `median ${ms(quantile(warm, 0.5))}, p99 ${ms(quantile(warm, 0.99))} (${WARM_RUNS} runs)`,
 );
-console.log(
-  `  the list's top frame (first 17 frames), warm: median ${ms(quantile(top, 0.5))}, p99 ${ms(quantile(top, 0.99))} (${WARM_RUNS} runs)`,
+row(
+  "the list's top frame (first 17 frames), warm",
+  `median ${ms(quantile(top, 0.5))}, p99 ${ms(quantile(top, 0.99))} (${WARM_RUNS} runs)`,
 );
