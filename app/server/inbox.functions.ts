@@ -7,10 +7,12 @@ import { createServerFn } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { serverConfig } from './env.server';
+import { stackForDetail, topFramesFor } from './inbox/event-stack.server';
 import { type LocalInbox, localInbox } from './inbox/inbox.server';
 import { currentInboxAccess } from './inbox/inbox-access.server';
-import { type EventDetail, eventDetailOf, type UnshownEvent } from './inbox/inbox-event';
+import { type EventDetail, readEventDetail, type UnshownEvent } from './inbox/inbox-event';
 import { clearRefusal, findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
+import type { ExceptionView } from './inbox/stack-view';
 
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
@@ -30,7 +32,21 @@ export const listInboxEvents = createServerFn({ method: 'GET' })
   .validator(InboxPageInput)
   .handler(async ({ data }): Promise<InboxPage & { inboxDir: string }> => {
     const inbox = inboxOrNotFound();
-    return { ...inboxPage(await inbox.list(), data.page), inboxDir: inbox.dir };
+    const entries = await inbox.list();
+    const page = inboxPage(entries, data.page);
+    // Only the events on this page: at most INBOX_PAGE_SIZE entries are read and resolved.
+    const entryIds = new Map(
+      page.events.map((event) => [event.eventId, findEventEntry(entries, event.eventId)?.id]),
+    );
+    const topFrames = await topFramesFor(
+      inbox,
+      [...entryIds.values()].filter((id) => id !== undefined),
+    );
+    const events = page.events.map((event) => {
+      const topFrame = topFrames.get(entryIds.get(event.eventId) ?? '');
+      return topFrame ? { ...event, topFrame } : event;
+    });
+    return { ...page, events, inboxDir: inbox.dir };
   });
 
 // Any text up to a sane length: an id that names no event is a 404, not a failure.
@@ -38,23 +54,29 @@ export const InboxEventInput = v.object({
   eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
 });
 
+/** The detail page's event: its stack resolved and trimmed to what the page shows. */
+export type InboxEventPage = Omit<EventDetail, 'exceptions'> & { stack: ExceptionView[] };
+
 export const getInboxEvent = createServerFn({ method: 'GET' })
   .validator(InboxEventInput)
-  .handler(async ({ data }): Promise<EventDetail | UnshownEvent> => {
+  .handler(async ({ data }): Promise<InboxEventPage | UnshownEvent> => {
     const inbox = inboxOrNotFound();
     const entry = findEventEntry(await inbox.list(), data.eventId);
     const bytes = entry ? await inbox.read(entry.id) : undefined;
     if (!bytes || !entry) throw notFound();
+    let read: ReturnType<typeof readEventDetail>;
     try {
-      const detail = eventDetailOf(bytes, entry.id);
-      if (detail) return detail;
+      read = readEventDetail(bytes, entry.id);
     } catch (error) {
       // Reported to the log, not to the inbox: a failure stored there would be one more
       // entry each time the page is viewed.
       console.warn(`[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`);
       return { eventId: data.eventId, unshown: true };
     }
-    throw notFound();
+    if (!read) throw notFound();
+    const { exceptions, ...detail } = read.detail;
+    // Resolved now, as the page is read; never throws (event-stack.server.ts).
+    return { ...detail, stack: await stackForDetail(inbox, entry.id, exceptions, read.event) };
   });
 
 /** The confirmation the clear form sends: without it nothing is deleted. */

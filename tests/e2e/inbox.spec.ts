@@ -76,7 +76,7 @@ test('opens the detail view by clicking the event', async ({ page }) => {
   await expect(page.getByRole('heading', { name: 'Stack trace' })).toBeVisible();
   const frames = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem');
   await expect(frames.first()).toContainText('handleThrowClick');
-  await expect(frames.first()).toContainText('in app');
+  await expect(frames.first()).toContainText('(no map for this file)');
   await expect(frames.nth(1)).toContainText('callCallback');
   await expect(page.getByRole('cell', { name: 'button#throw-client' })).toBeVisible();
   expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();

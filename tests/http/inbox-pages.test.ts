@@ -79,7 +79,7 @@ describe('local inbox mode', () => {
     expect(html).not.toContain(HOSTILE);
   });
 
-  it('shows one event with its stack, in-app frames marked, breadcrumbs and tags', async () => {
+  it('shows one event with its stack, breadcrumbs and tags', async () => {
     const response = await fetch(`${server.url}/errors/${NEW_ID}`);
     expect(response.status).toBe(200);
     const html = await response.text();
@@ -89,8 +89,10 @@ describe('local inbox mode', () => {
     expect(inApp).toBeGreaterThan(-1);
     // Most recent call first.
     expect(vendor).toBeGreaterThan(inApp);
-    expect(html).toContain('http://localhost:3000/_build/assets/example-page.js:42:13');
-    expect(html).toMatch(/class="frame in-app"><code>handleThrowClick/);
+    // No map in this build for the seeded chunk: shown as it came, with the reason.
+    expect(html).toMatch(
+      /class="frame"><code>handleThrowClick<\/code> at <code>http:\/\/localhost:3000\/_build\/assets\/example-page\.js:42:13<\/code><span class="frame-reason"> \(no map for this file\)/,
+    );
     expect(html).toContain('button#throw-client');
     expect(html).toContain('digest-4f2a');
   });

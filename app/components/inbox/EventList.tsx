@@ -19,6 +19,14 @@ export function EventList({ events }: { events: ListedEvent[] }) {
                 {formatUtc(event.timestamp ?? event.receivedAt)}
               </time>
             </dd>
+            {event.topFrame ? (
+              <>
+                <dt>Thrown at</dt>
+                <dd>
+                  <code className="inbox-top-frame">{event.topFrame}</code>
+                </dd>
+              </>
+            ) : null}
             <EventFacts event={event} />
           </dl>
         </li>

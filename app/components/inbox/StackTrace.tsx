@@ -1,7 +1,12 @@
-import type { ExceptionDetail, StackFrame } from '../../server/inbox/inbox-event';
+import type { ExceptionView, FrameRun, FrameView } from '../../server/inbox/stack-view';
+import { countOf } from './count-of';
 
-/** Each exception with its frames, most recent call first; in-app frames are marked. */
-export function StackTrace({ exceptions }: { exceptions: ExceptionDetail[] }) {
+/**
+ * Each exception with its frames, most recent call first: our own frames open, with the source
+ * around the line; runs of library frames folded under "N library frames". Everything here is
+ * event data or source text and is rendered as text.
+ */
+export function StackTrace({ exceptions }: { exceptions: ExceptionView[] }) {
   if (exceptions.length === 0) return <p>This event has no stack trace.</p>;
   return (
     <>
@@ -13,16 +18,13 @@ export function StackTrace({ exceptions }: { exceptions: ExceptionDetail[] }) {
             {exception.type ? `${exception.type}: ` : ''}
             {exception.value}
           </h3>
-          {exception.frames.length === 0 ? (
+          {exception.runs.length === 0 ? (
             <p className="muted">No frames.</p>
           ) : (
             <ol className="frames" aria-label="Stack frames">
-              {exception.frames.map((frame, frameIndex) => (
+              {exception.runs.map((run, runIndex) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
-                <li key={frameIndex} className={frame.inApp ? 'frame in-app' : 'frame'}>
-                  <code>{frame.function ?? '<anonymous>'}</code> at <code>{location(frame)}</code>
-                  {frame.inApp ? <span className="badge"> in app</span> : null}
-                </li>
+                <Run key={runIndex} run={run} />
               ))}
             </ol>
           )}
@@ -32,10 +34,79 @@ export function StackTrace({ exceptions }: { exceptions: ExceptionDetail[] }) {
   );
 }
 
-function location(frame: StackFrame): string {
-  const file = frame.filename ?? '<unknown file>';
-  if (frame.lineno === undefined) return file;
-  return frame.colno === undefined
-    ? `${file}:${frame.lineno}`
-    : `${file}:${frame.lineno}:${frame.colno}`;
+function Run({ run }: { run: FrameRun }) {
+  if (run.kind === 'frame') return <Frame frame={run.frame} />;
+  return (
+    <li className="library-frames">
+      <details>
+        <summary>{countOf(run.frames.length, 'library frame')}</summary>
+        <ol className="frames" aria-label="Library frames">
+          {run.frames.map((frame, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
+            <Frame key={index} frame={frame} library />
+          ))}
+        </ol>
+      </details>
+    </li>
+  );
+}
+
+function Frame({ frame, library = false }: { frame: FrameView; library?: boolean }) {
+  return (
+    <li
+      className={['frame', library && 'library', frame.inApp && 'in-app'].filter(Boolean).join(' ')}
+    >
+      <code>{frame.functionName ?? '<anonymous>'}</code> at <code>{location(frame)}</code>
+      {frame.inApp ? <span className="badge"> in app</span> : null}
+      {frame.reason ? <span className="frame-reason">{` (${frame.reason})`}</span> : null}
+      {frame.context && frame.line !== undefined ? (
+        <SourceLines line={frame.line} context={frame.context} />
+      ) : null}
+    </li>
+  );
+}
+
+/** Two lines before, the line (marked), two after, each with its number. */
+function SourceLines({
+  line,
+  context,
+}: {
+  line: number;
+  context: NonNullable<FrameView['context']>;
+}) {
+  const first = line - context.pre.length;
+  const lines = [...context.pre, context.line, ...context.post];
+  return (
+    <pre className="source-context">
+      <code>
+        {lines.map((text, index) => {
+          const number = first + index;
+          const row = (
+            <>
+              <span className="line-number">{number}</span>
+              {text}
+              {'\n'}
+            </>
+          );
+          return number === line ? (
+            <mark key={number} className="source-line current">
+              {row}
+            </mark>
+          ) : (
+            <span key={number} className="source-line">
+              {row}
+            </span>
+          );
+        })}
+      </code>
+    </pre>
+  );
+}
+
+function location(frame: FrameView): string {
+  const file = frame.file ?? '<unknown file>';
+  if (frame.line === undefined) return file;
+  return frame.column === undefined
+    ? `${file}:${frame.line}`
+    : `${file}:${frame.line}:${frame.column}`;
 }

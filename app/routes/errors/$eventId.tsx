@@ -34,7 +34,7 @@ function EventPage() {
       </dl>
       <section aria-labelledby="stack-heading">
         <h2 id="stack-heading">Stack trace</h2>
-        <StackTrace exceptions={event.exceptions} />
+        <StackTrace exceptions={event.stack} />
       </section>
       <section aria-labelledby="breadcrumbs-heading">
         <h2 id="breadcrumbs-heading">Breadcrumbs</h2>

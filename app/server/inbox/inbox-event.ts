@@ -107,16 +107,38 @@ export function summarizeEnvelope(bytes: Uint8Array, fallbackId: string): Envelo
  * other means, must not make the page huge either.
  */
 export function eventDetailOf(bytes: Uint8Array, fallbackId: string): EventDetail | undefined {
+  return readEventDetail(bytes, fallbackId)?.detail;
+}
+
+/**
+ * The detail and the bounded event it was read from: the stack resolver also needs the
+ * event's `debug_meta`, which the detail does not carry.
+ */
+export function readEventDetail(
+  bytes: Uint8Array,
+  fallbackId: string,
+): { detail: EventDetail; event: Record<string, unknown> } | undefined {
   const envelope = splitEnvelope(bytes);
   const found = firstEvent(envelope);
   if (!found) return undefined;
   const event = normaliseEvent(found);
-  return {
+  const detail: EventDetail = {
     ...toSummary(event, envelope, fallbackId, Number.POSITIVE_INFINITY),
     exceptions: exceptionsOf(event),
     breadcrumbs: breadcrumbsOf(event),
     tags: tagsOf(event),
   };
+  return { detail, event };
+}
+
+/** Only the stack of the envelope's event, for the list's top frame: no breadcrumbs or tags. */
+export function readEventStack(
+  bytes: Uint8Array,
+): { exceptions: ExceptionDetail[]; event: Record<string, unknown> } | undefined {
+  const found = firstEvent(splitEnvelope(bytes));
+  if (!found) return undefined;
+  const event = normaliseEvent(found);
+  return { exceptions: exceptionsOf(event), event };
 }
 
 function firstEvent(envelope: Envelope): Record<string, unknown> | undefined {

@@ -16,6 +16,8 @@ export interface InboxEntryLike {
 export interface ListedEvent extends EventSummary {
   /** When the server received it (ISO), which orders the list. */
   receivedAt: string;
+  /** The top frame of our own code, through the source maps ("app/…/index.tsx:24 in onClick"). */
+  topFrame?: string;
 }
 
 export interface InboxPage {

@@ -49,6 +49,12 @@ export interface LocalInbox extends InboxStore {
   read(id: string): Promise<Uint8Array | undefined>;
   /** Deletes every entry; resolves to how many were deleted. */
   clear(): Promise<number>;
+  /**
+   * Says through the inbox's report channel that a reader could not show part of an entry
+   * (`topic`: what failed), once per entry and topic while the entry exists: a page viewed
+   * again and again does not repeat it.
+   */
+  reportEntry(id: string, topic: string, message: string): void;
 }
 
 export interface InboxOptions {
@@ -187,7 +193,7 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     }
     // Names reported once stay quiet while they exist; gone ones need no memory.
     const existing = new Set(all);
-    for (const name of reported) if (!existing.has(name)) reported.delete(name);
+    for (const key of reported) if (!existing.has(entryOfKey(key))) reported.delete(key);
     const unseen = entries.filter((name) => !index.has(name));
     for (let start = 0; start < unseen.length; start += READ_CONCURRENCY) {
       const batch = unseen.slice(start, start + READ_CONCURRENCY);
@@ -278,7 +284,19 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
       for (const name of entries) index.delete(name);
       return entries.length;
     },
+
+    reportEntry(id, topic, message) {
+      if (isEntryName(id)) reportOnce(`${id}${TOPIC}${topic}`, message);
+    },
   };
+}
+
+/** Keys of `reported` are file names, or an entry name and a topic joined by this. */
+const TOPIC = '#';
+
+function entryOfKey(key: string): string {
+  const at = key.indexOf(TOPIC);
+  return at === -1 ? key : key.slice(0, at);
 }
 
 /**

@@ -116,6 +116,30 @@ describe('the inbox store', () => {
     expect(reports).toEqual([expect.stringContaining(damaged)]);
   });
 
+  it('reports a problem a reader had with an entry once per topic while the entry exists', async () => {
+    const dir = freshDir();
+    const reports: string[] = [];
+    const inbox = openInbox(dir, { report: (message) => reports.push(message) });
+    await inbox.append(errorEnvelope({ message: 'shown' }));
+    const [entry] = await inbox.list();
+    if (!entry) throw new Error('no entry');
+    inbox.reportEntry(entry.id, 'frames', 'frames failed (1)');
+    inbox.reportEntry(entry.id, 'frames', 'frames failed (2)');
+    await inbox.list();
+    inbox.reportEntry(entry.id, 'frames', 'frames failed (3)');
+    inbox.reportEntry(entry.id, 'other', 'other failed');
+    inbox.reportEntry('../not-an-entry', 'frames', 'never');
+    expect(reports).toEqual(['frames failed (1)', 'other failed']);
+
+    // Gone and forgotten: a new entry of the same name would be reported again.
+    await inbox.clear();
+    await inbox.list();
+    writeFileSync(join(dir, entry.id), errorEnvelope({ message: 'again' }));
+    await inbox.list();
+    inbox.reportEntry(entry.id, 'frames', 'frames failed (4)');
+    expect(reports).toEqual(['frames failed (1)', 'other failed', 'frames failed (4)']);
+  });
+
   it('never interleaves concurrent appends', async () => {
     const dir = freshDir();
     const writers = [openInbox(dir, quiet), openInbox(dir, quiet)];

@@ -4,10 +4,12 @@
  * shows ("app/routes/sentry-example-page/index.tsx:24 in onClick"). Each map an event needs is
  * asked for once; a failure of any kind becomes that frame's reason, never an exception.
  */
+import { isRecord } from '../../is-record';
 import type { ExceptionDetail, StackFrame } from '../inbox-event';
 import { type DebugImage, debugIdFor, isDebugId } from './debug-images';
 import { type FrameGroup, groupFrames } from './frame-groups';
 import { type FrameInput, framePosition } from './frame-input';
+import { frameOrigin, originalFrame } from './frame-origin';
 import { type MapLookup, NO_MAP, type SourceMapStore } from './map-store';
 import { type FrameResolution, type ResolvedFrame, resolveFrame } from './resolve-frame';
 
@@ -42,17 +44,34 @@ export interface ResolveEventInput {
   debugImages: readonly DebugImage[];
 }
 
+export interface ResolveEventOptions {
+  /** Absolute directory the app was built in: absolute sources under it are shown relative. */
+  projectRoot?: string;
+  /**
+   * The built server's folder (`.output/server`): a local file inside it is a chunk that
+   * still needs its map; any other local file comes already mapped (see frame-origin.ts).
+   */
+  serverOutputDir?: string;
+}
+
+const AS_GIVEN: MapLookup = { found: false, reason: 'already original' };
+
 export async function resolveEventFrames(
   input: ResolveEventInput,
   store: SourceMapStore,
-  options: { projectRoot?: string } = {},
+  options: ResolveEventOptions = {},
 ): Promise<ResolvedEvent> {
   const maps = new Map<string, Promise<MapLookup>>();
   const exceptions: ResolvedException[] = [];
   for (const exception of input.exceptions) {
     const frames: StackFrame[] = Array.isArray(exception.frames) ? exception.frames : [];
+    const origins = frames.map((frame) =>
+      frameOrigin(isRecord(frame) ? frame.filename : undefined, options.serverOutputDir),
+    );
     const lookups = await Promise.all(
-      frames.map((frame) => mapFor(frame, input.debugImages, store, maps)),
+      frames.map((frame, i) =>
+        origins[i] === 'original' ? AS_GIVEN : mapFor(frame, input.debugImages, store, maps),
+      ),
     );
     // Oldest frame first, so each frame knows the name at its caller's call site.
     const resolutions: FrameResolution[] = new Array(frames.length);
@@ -60,12 +79,15 @@ export async function resolveEventFrames(
     for (let i = frames.length - 1; i >= 0; i -= 1) {
       const frame = frames[i] as StackFrame;
       const lookup = lookups[i] as MapLookup;
-      const resolution = lookup.found
-        ? resolveFrame(lookup.map, frame as FrameInput, {
-            projectRoot: options.projectRoot,
-            callerName,
-          })
-        : ({ resolved: false, reason: lookup.reason } as const);
+      const resolution: FrameResolution =
+        origins[i] === 'original'
+          ? originalFrame(frame, { projectRoot: options.projectRoot })
+          : lookup.found
+            ? resolveFrame(lookup.map, frame as FrameInput, {
+                projectRoot: options.projectRoot,
+                callerName,
+              })
+            : ({ resolved: false, reason: lookup.reason } as const);
       callerName = resolution.resolved ? resolution.nameAtPosition : undefined;
       resolutions[i] = resolution;
     }
@@ -135,4 +157,29 @@ export function topFrameOf(resolutions: readonly FrameResolution[]): TopFrame | 
     top.label = `${where} in ${own.functionName}`;
   }
   return top;
+}
+
+/**
+ * How many frames nearest the throw the list looks through for the top frame of our code: the
+ * list resolves one line per event for up to a page of events, so it stops early. A frame of
+ * ours deeper than this under library frames is left to the detail view.
+ */
+export const TOP_FRAME_SEARCH = 16;
+
+/** The list's one line: `topFrame` of the thrown exception's first TOP_FRAME_SEARCH frames. */
+export async function resolveTopFrame(
+  input: ResolveEventInput,
+  store: SourceMapStore,
+  options: ResolveEventOptions = {},
+): Promise<TopFrame | undefined> {
+  const thrown = input.exceptions[0];
+  if (!thrown || !Array.isArray(thrown.frames)) return undefined;
+  // One frame more: the deepest one searched is named at its caller's call site.
+  const frames = thrown.frames.slice(0, TOP_FRAME_SEARCH + 1);
+  const resolved = await resolveEventFrames(
+    { exceptions: [{ ...thrown, frames }], debugImages: input.debugImages },
+    store,
+    options,
+  );
+  return topFrameOf(resolved.exceptions[0]?.resolutions.slice(0, TOP_FRAME_SEARCH) ?? []);
 }

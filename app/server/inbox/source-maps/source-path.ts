@@ -18,6 +18,12 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:(?:\/\/[^/]*)?/i;
 const NODE_MODULES = '/node_modules/';
 /** Rollup's virtual modules start with a NUL byte ("\0commonjsHelpers.js"); Vite's with "vite/". */
 const VIRTUAL = /^(?:\0|vite\/|__vite|virtual:)/;
+/**
+ * Bundlers keep a module id's query in `sources`: the router's code splitting maps each route's
+ * component to "…/index.tsx?tsr-split=component", Vite's asset imports to "…?url". The file is
+ * the same one; the query is not part of its path.
+ */
+const QUERY = /[?#].*$/;
 
 /**
  * `projectRoot` is the absolute directory the app was built in, when known: an absolute source
@@ -32,7 +38,7 @@ export function shownSource(
   let path = source.replace(/\\/g, '/');
   const root = options.projectRoot?.replace(/\\/g, '/').replace(/\/?$/, '/');
   if (root && path.startsWith(root)) path = path.slice(root.length);
-  path = `/${path.replace(SCHEME, '')}`;
+  path = `/${path.replace(SCHEME, '').replace(QUERY, '')}`;
   const modules = path.lastIndexOf(NODE_MODULES);
   if (modules !== -1) return shown(path.slice(modules + NODE_MODULES.length), true);
   path = normalised(path);

@@ -10,6 +10,8 @@ import {
 import {
   type ResolveEventInput,
   resolveEventFrames,
+  resolveTopFrame,
+  TOP_FRAME_SEARCH,
 } from '../../../../app/server/inbox/source-maps/resolve-event';
 import { envelopeBytes } from '../../../fixtures/inbox-envelopes';
 import {
@@ -29,11 +31,15 @@ beforeAll(async () => {
   fixture = await buildFixture();
 });
 
-/** The event as the browser SDK sends it, read back the way the inbox reads it. */
+/**
+ * The event as the browser SDK sends it, read back the way the inbox reads it. Only the
+ * chunk's frames: the rest of the stack is this test process's own files, which no browser sends.
+ */
 function inboxInput(debugId: unknown = fixture.map.debugId): ResolveEventInput {
+  const frames = fixture.exception.stacktrace?.frames?.filter((f) => f.filename === CHUNK_URL);
   const event = {
     event_id: EVENT_ID,
-    exception: { values: [fixture.exception] },
+    exception: { values: [{ ...fixture.exception, stacktrace: { frames } }] },
     debug_meta: { images: [{ type: 'sourcemap', code_file: CHUNK_URL, debug_id: debugId }] },
   };
   const bytes = envelopeBytes({ event_id: EVENT_ID }, [
@@ -69,10 +75,7 @@ describe('resolveEventFrames', () => {
       ['fake-lib/index.js', 2, 'invokeHandler'],
       [ROUTE_FILE, LINES.callInRun, 'run'],
     ]);
-    // The test's own frames (TypeScript files, node internals) are nobody's chunks.
-    expect(exception?.resolutions.slice(4).map((r) => !r.resolved && r.reason)).toContain(
-      'not a frame of ours',
-    );
+    expect(exception?.resolutions).toHaveLength(4);
     expect(exception?.groups.slice(0, 4)).toEqual([
       { kind: 'frame', index: 0 },
       { kind: 'frame', index: 1 },
@@ -186,6 +189,87 @@ describe('resolveEventFrames', () => {
     });
     const noImage = await resolveEventFrames(inboxInput(undefined), broken);
     expect(noImage.exceptions[0]?.resolutions[0]).toMatchObject({ resolved: false });
+  });
+});
+
+describe('a server event (frames Node has mapped already)', () => {
+  const SERVER_DIR = '/srv/app/.output/server';
+  const serverInput = (frames: unknown[]) =>
+    ({
+      exceptions: [{ type: 'Error', value: 'loader failed', frames }],
+      debugImages: [],
+    }) as unknown as ResolveEventInput;
+  /** Answers every lookup with the fixture's map: a frame looked up at all comes back wrong. */
+  const anyMap = async (): Promise<SourceMapStore> => {
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    const found = () => store.byChunkPath('/_build/assets/index-Fx1a2b3c.js');
+    return { byDebugId: found, byChunkPath: found };
+  };
+
+  it('shows our TypeScript and packages as Node named them, project-relative, never through a map', async () => {
+    const frames = [
+      { filename: '/srv/app/app/routes/x/ssr-error.tsx', function: 'loader', lineno: 7, colno: 11 },
+      {
+        filename: '/srv/app/node_modules/@tanstack/router-core/dist/esm/router.js',
+        lineno: 1,
+        colno: 3,
+      },
+      { filename: 'node:internal/process/task_queues', function: 'run', lineno: 95, colno: 5 },
+    ];
+    const result = await resolveEventFrames(serverInput(frames), await anyMap(), {
+      projectRoot: '/srv/app',
+      serverOutputDir: SERVER_DIR,
+    });
+    expect(result.topFrame?.label).toBe('app/routes/x/ssr-error.tsx:7 in loader');
+    expect(
+      result.exceptions[0]?.resolutions.map((r) => r.resolved && [r.path, r.line, r.library]),
+    ).toEqual([
+      ['app/routes/x/ssr-error.tsx', 7, false],
+      ['@tanstack/router-core/dist/esm/router.js', 1, true],
+      ['node:internal/process/task_queues', 95, true],
+    ]);
+    expect(result.exceptions[0]?.groups).toEqual([
+      { kind: 'frame', index: 0 },
+      { kind: 'library', indices: [1, 2] },
+    ]);
+  });
+
+  it('still maps a chunk of the built server that Node left unmapped', async () => {
+    const [chunkFrame] = inboxInput().exceptions[0]?.frames ?? [];
+    const frame = { ...chunkFrame, filename: `${SERVER_DIR}/chunks/build/index-Fx1a2b3c.js` };
+    const result = await resolveEventFrames(serverInput([frame]), await anyMap(), {
+      serverOutputDir: SERVER_DIR,
+    });
+    expect(result.topFrame?.path).toBe(ROUTE_FILE);
+  });
+});
+
+describe('resolveTopFrame', () => {
+  it('gives the same line as the whole event, from the frames nearest the throw', async () => {
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    const whole = await resolveEventFrames(inboxInput(), store);
+    expect(await resolveTopFrame(inboxInput(), store)).toEqual(whole.topFrame);
+  });
+
+  it(`looks at no more than ${TOP_FRAME_SEARCH} frames`, async () => {
+    const input = inboxInput();
+    const [thrown] = input.exceptions;
+    if (!thrown) throw new Error('no exception');
+    const library = {
+      filename: 'http://localhost:3000/_build/assets/vendor-x.js',
+      lineno: 1,
+      colno: 1,
+      inApp: false,
+    };
+    const buried = {
+      ...input,
+      exceptions: [
+        { ...thrown, frames: [...Array(TOP_FRAME_SEARCH).fill(library), ...thrown.frames] },
+      ],
+    };
+    const store = await storeWith({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText });
+    expect(await resolveTopFrame(buried, store)).toBeUndefined();
+    expect((await resolveEventFrames(buried, store)).topFrame?.path).toBe(ROUTE_FILE);
   });
 });
 

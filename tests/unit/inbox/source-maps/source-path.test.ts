@@ -46,6 +46,14 @@ describe('shownSource', () => {
     ],
     ['a Rollup virtual module', '\0commonjsHelpers.js', 'commonjsHelpers.js', true],
     ['a Vite helper', 'vite/preload-helper.js', 'vite/preload-helper.js', true],
+    [
+      "the router's code-split route (a query on the module id)",
+      '../../../../../app/routes/sentry-example-page/index.tsx?tsr-split=component',
+      'app/routes/sentry-example-page/index.tsx',
+      false,
+    ],
+    ['a Vite asset import', '../../app/styles/app.css?url', 'app/styles/app.css', false],
+    ['a fragment', 'webpack://x/./app/x.tsx#L1', 'app/x.tsx', false],
   ])('%s', (_, source, path, library) => {
     expect(shownSource(source)).toEqual({ path, library });
   });

@@ -1,0 +1,112 @@
+/**
+ * /errors reads stacks through the build's source maps, in Chromium against the production
+ * build with no Sentry account: the example page's client error is shown in our route file,
+ * at the throwing line with its source, React's frames folded; the list names that line; a
+ * server failure (already mapped by Node) names ssr-error.tsx, project-relative.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, type Page, test } from '@playwright/test';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { waitForSentryClient } from './support/page-sdk';
+
+const PROJECT = resolve(import.meta.dirname, '../..');
+const ROUTE = 'app/routes/sentry-example-page/index.tsx';
+const CLIENT_MESSAGE = 'Sentry example: client error thrown in an event handler';
+const THROW_LINE = `throw new Error('${CLIENT_MESSAGE}');`;
+/** 1-based, read from the route's source, so the test follows edits to the page. */
+const LINE = lineOf(ROUTE, THROW_LINE);
+const SERVER_ROUTE = 'app/routes/sentry-example-page/ssr-error.tsx';
+const SERVER_LINE = lineOf(SERVER_ROUTE, 'throw new Error(');
+
+function lineOf(file: string, text: string): number {
+  const lines = readFileSync(resolve(PROJECT, file), 'utf8').split('\n');
+  const index = lines.findIndex((line) => line.includes(text));
+  if (index === -1) throw new Error(`${text} is not in ${file}`);
+  return index + 1;
+}
+
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: 'true' });
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+function listed(page: Page, text: string) {
+  return page
+    .getByRole('list', { name: 'Captured events' })
+    .getByRole('listitem')
+    .filter({ hasText: text });
+}
+
+test('a client error is shown in our source, its React frames folded, its line in the list', async ({
+  page,
+}) => {
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForSentryClient(page);
+  const eventStored = page.waitForResponse(
+    (response) =>
+      new URL(response.url()).pathname === '/monitoring' &&
+      (response.request().postData() ?? '').includes('"type":"event"'),
+  );
+  await page.getByRole('button', { name: 'Throw client error' }).click();
+  expect((await eventStored).status()).toBe(200);
+
+  await page.goto(`${server.url}/errors`);
+  const ours = listed(page, CLIENT_MESSAGE);
+  await expect(ours).toHaveCount(1);
+  await expect(ours).toContainText(`Thrown at${ROUTE}:${LINE} in onClick`);
+
+  await ours.getByRole('link').first().click();
+  await expect(page.getByRole('heading', { name: 'Stack trace' })).toBeVisible();
+  const frames = page.getByRole('list', { name: 'Stack frames' });
+  const top = frames.getByRole('listitem').first();
+  await expect(top).toContainText(new RegExp(`^onClick at ${literal(ROUTE)}:${LINE}:\\d+`));
+  const marked = top.locator('mark');
+  await expect(marked).toHaveCount(1);
+  await expect(marked).toHaveText(new RegExp(`^${LINE}\\s+${literal(THROW_LINE)}\\s*$`));
+  // Five lines in all: two before, the marked one, two after.
+  await expect(top.locator('.source-line')).toHaveCount(5);
+
+  // React's frames, folded under one summary per run, open on a click.
+  const folded = page.getByText(/^\d+ library frames?$/).first();
+  await expect(folded).toBeVisible();
+  const count = Number((await folded.textContent())?.split(' ')[0]);
+  expect(count).toBeGreaterThan(1);
+  const fold = page.locator('details').filter({ has: folded });
+  const inside = fold.getByRole('listitem');
+  await expect(inside.first()).toBeHidden();
+  await folded.click();
+  await expect(inside).toHaveCount(count);
+  await expect(inside.first()).toBeVisible();
+  await expect(fold).toContainText('react-dom/');
+});
+
+test('a server failure is shown where Node mapped it, project-relative, once', async ({ page }) => {
+  const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+  expect(response.status).toBe(500);
+  await response.text();
+
+  const ours = listed(page, 'loader failed during SSR');
+  await expect(async () => {
+    await page.goto(`${server.url}/errors`);
+    await expect(ours).toHaveCount(1, { timeout: 1_000 });
+  }).toPass();
+  await expect(ours).toContainText(`Thrown at${SERVER_ROUTE}:${SERVER_LINE} in loader`);
+
+  await ours.getByRole('link').first().click();
+  const top = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first();
+  await expect(top).toContainText(
+    new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+$`),
+  );
+  const stack = page.locator('section[aria-labelledby="stack-heading"]');
+  await expect(stack).not.toContainText(`${PROJECT}/`);
+  await expect(stack).not.toContainText('.output/server');
+});
+
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
