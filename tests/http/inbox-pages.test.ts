@@ -91,7 +91,7 @@ describe('local inbox mode', () => {
     expect(vendor).toBeGreaterThan(inApp);
     // No map in this build for the seeded chunk: shown as it came, with the reason.
     expect(html).toMatch(
-      /class="frame"><code>handleThrowClick<\/code> at <code>http:\/\/localhost:3000\/_build\/assets\/example-page\.js:42:13<\/code><span class="frame-reason"> \(no map for this file\)/,
+      /class="frame in-app"><code>handleThrowClick<\/code> at <code>http:\/\/localhost:3000\/_build\/assets\/example-page\.js:42:13<\/code><span class="badge"> in app<\/span><span class="frame-reason"> \(no map for this file\)/,
     );
     expect(html).toContain('button#throw-client');
     expect(html).toContain('digest-4f2a');

@@ -4,12 +4,12 @@ import type { ResolvedEvent } from '../../../app/server/inbox/source-maps/resolv
 import { stackAsItCame, stackViewOf } from '../../../app/server/inbox/stack-view';
 
 const CONTEXT = { pre: ['a', 'b'], line: 'throw x', post: ['c', 'd'] };
-const chunk = (lineno: number) => ({
+const chunk = (lineno: number, inApp = true) => ({
   filename: 'http://localhost:3000/_build/assets/x.js',
   function: 'q',
   lineno,
   colno: 9,
-  inApp: true,
+  inApp,
 });
 
 describe('stackViewOf', () => {
@@ -18,7 +18,7 @@ describe('stackViewOf', () => {
       {
         type: 'Error',
         value: 'boom',
-        frames: [chunk(1), chunk(2), chunk(3), chunk(4)],
+        frames: [chunk(1), chunk(2, false), chunk(3, false), chunk(4)],
         resolutions: [
           {
             resolved: true,
@@ -64,6 +64,7 @@ describe('stackViewOf', () => {
               line: 24,
               column: 13,
               context: CONTEXT,
+              inApp: true,
             },
           },
           {
@@ -81,6 +82,7 @@ describe('stackViewOf', () => {
               line: 4,
               column: 9,
               reason: 'no map for this file',
+              inApp: true,
             },
           },
         ],
@@ -108,6 +110,7 @@ describe('stackAsItCame', () => {
           line: 1,
           column: 9,
           ...(reason ? { reason } : {}),
+          inApp: true,
         },
       },
       { kind: 'frame', frame: reason ? { reason } : {} },
