@@ -100,7 +100,8 @@ test('a server failure is shown where Node mapped it, project-relative, once', a
   await ours.getByRole('link').first().click();
   const top = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first();
   await expect(top).toContainText(
-    new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+$`),
+    // Ours, so in-app, as the server's Sentry event says too.
+    new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+ in app$`),
   );
   const stack = page.locator('section[aria-labelledby="stack-heading"]');
   await expect(stack).not.toContainText(`${PROJECT}/`);
