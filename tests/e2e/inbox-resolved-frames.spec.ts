@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { waitUntilReactOwns } from './support/hydration';
 import { waitForSentryClient } from './support/page-sdk';
 
 const PROJECT = resolve(import.meta.dirname, '../..');
@@ -52,7 +53,9 @@ test('a client error is shown in our source, its React frames folded, its line i
       new URL(response.url()).pathname === '/monitoring' &&
       (response.request().postData() ?? '').includes('"type":"event"'),
   );
-  await page.getByRole('button', { name: 'Throw client error' }).click();
+  const button = page.getByRole('button', { name: 'Throw client error' });
+  await waitUntilReactOwns(button);
+  await button.click();
   expect((await eventStored).status()).toBe(200);
 
   await page.goto(`${server.url}/errors`);

@@ -5,6 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { waitUntilReactOwns } from './support/hydration';
 import { waitForSentryClient } from './support/page-sdk';
 
 let server: BuiltServer;
@@ -27,7 +28,9 @@ test('"Throw client error" on the example page shows up on /errors, with its sta
       new URL(response.url()).pathname === '/monitoring' &&
       (response.request().postData() ?? '').includes('"type":"event"'),
   );
-  await page.getByRole('button', { name: 'Throw client error' }).click();
+  const button = page.getByRole('button', { name: 'Throw client error' });
+  await waitUntilReactOwns(button);
+  await button.click();
   // The tunnel answers once the envelope is in the inbox.
   expect((await eventStored).status()).toBe(200);
 

@@ -9,6 +9,7 @@ import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import { clientMaps } from '../support/client-build';
 import { parseEnvelope } from '../support/received-envelopes';
+import { waitUntilReactOwns } from './support/hydration';
 import { waitForSentryClient } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
@@ -54,7 +55,9 @@ test('a client error carries debug IDs that each name exactly one map of the bui
 }) => {
   await page.goto(`${server.url}/sentry-example-page`);
   await waitForSentryClient(page);
-  await page.getByRole('button', { name: 'Throw client error' }).click();
+  const button = page.getByRole('button', { name: 'Throw client error' });
+  await waitUntilReactOwns(button);
+  await button.click();
   await expect.poll(() => receivedEvent()).toBeDefined();
   const event = receivedEvent() as BrowserEvent;
 
