@@ -7,10 +7,13 @@ import { hydrateRoot } from 'react-dom/client';
 import { reportCspViolations } from './monitoring/csp-violations';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
+import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from './site-config';
 
-const router = createRouter();
+// The same context the server rendered with, so that hydration renders the same page.
+const site = parseSiteConfig(document.getElementById(SITE_CONFIG_ELEMENT_ID)?.textContent);
+const router = createRouter(site);
 try {
-  startBrowserMonitoring(router);
+  startBrowserMonitoring(router, site?.monitoring);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);

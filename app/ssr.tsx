@@ -4,11 +4,13 @@ import { createStartHandler } from '@tanstack/react-start/server';
 import { createRouter } from './router';
 import { sanitiseRouteFailures } from './server/failures/route-errors.server';
 import { failureAwareStreamHandler } from './server/failures/stream-handler.server';
+import { siteConfig } from './server/site-config.server';
 
+// Every request's router gets the site config computed once at start (no per-request work).
 // Route failures are swapped for their public form (digest only) before Start dehydrates
 // them; the stream handler sets the 500 and records them (see docs/decisions/0200-*.md).
 function createServerRouter() {
-  const router = createRouter();
+  const router = createRouter(siteConfig());
   sanitiseRouteFailures(router);
   return router;
 }
