@@ -6,6 +6,11 @@ import { inputSourceMaps } from './build/input-source-maps';
 import { moveSourceMaps } from './build/move-source-maps';
 import { sentryBuildOptions } from './build/sentry-build-options';
 
+// `vinxi dev` runs the server code in this process, through vite with inline maps: with Node's
+// source maps on, dev stacks name our TypeScript lines as the built server's do. Without it they
+// point into vite's transformed code, lines off (decision 0701).
+process.setSourceMapsEnabled(true);
+
 // Server stacks name our TypeScript: vite writes maps for the server routers, nitro reads them
 // and writes maps of its own, the entry turns Node's support on (docs/decisions/0701-*.md).
 const serverRouterVite = { build: { sourcemap: true } };

@@ -56,6 +56,32 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
     env: testEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const { output, waitForOutput, exited } = watchOutput(child);
+  const listening = await Promise.race([
+    waitForOutput(/Listening on (http:\/\/\S+)/),
+    exited.then((code) => {
+      throw new Error(`Server exited with code ${code} before listening. Output:\n${output()}`);
+    }),
+  ]);
+  const url = new URL(listening.replace('Listening on ', '')).origin;
+  return {
+    url,
+    pid: child.pid as number,
+    output,
+    waitForOutput,
+    stderrBarrier: async () => {
+      const project = String(Math.floor(Math.random() * 1e12));
+      const response = await fetch(`${url}/monitoring?o=0&p=${project}`, { method: 'POST' });
+      await response.text();
+      await waitForOutput(new RegExp(`\\[tunnel\\] 403 no allowed DSN for o=0 p=${project}\\b`));
+    },
+    stop: () => stopChild(child, exited),
+    exitCode: () => child.exitCode,
+  };
+}
+
+/** What a child process printed (stdout and stderr), and a way to wait for a line of it. */
+export function watchOutput(child: ChildProcess) {
   let output = '';
   const waiters = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -90,30 +116,10 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
       check();
     });
 
-  const listening = await Promise.race([
-    waitForOutput(/Listening on (http:\/\/\S+)/),
-    exited.then((code) => {
-      throw new Error(`Server exited with code ${code} before listening. Output:\n${output}`);
-    }),
-  ]);
-  const url = new URL(listening.replace('Listening on ', '')).origin;
-  return {
-    url,
-    pid: child.pid as number,
-    output: () => output,
-    waitForOutput,
-    stderrBarrier: async () => {
-      const project = String(Math.floor(Math.random() * 1e12));
-      const response = await fetch(`${url}/monitoring?o=0&p=${project}`, { method: 'POST' });
-      await response.text();
-      await waitForOutput(new RegExp(`\\[tunnel\\] 403 no allowed DSN for o=0 p=${project}\\b`));
-    },
-    stop: () => stopChild(child, exited),
-    exitCode: () => child.exitCode,
-  };
+  return { output: () => output, waitForOutput, exited };
 }
 
-async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
