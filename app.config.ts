@@ -5,6 +5,7 @@ import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { inputSourceMaps } from './build/input-source-maps';
 import { moveSourceMaps } from './build/move-source-maps';
 import { sentryBuildOptions } from './build/sentry-build-options';
+import { sourceHashes, writeBuildStamp } from './scripts/build-state.mjs';
 
 // `vinxi dev` runs the server code in this process, through vite with inline maps: with Node's
 // source maps on, dev stacks name our TypeScript lines as the built server's do. Without it they
@@ -54,6 +55,15 @@ export default defineConfig({
     ],
   },
 }).then((app) => {
+  // The build says what it was built from, so `npm start` and the tests rebuild only when a
+  // source's content changed (scripts/build-state.mjs). Hashed before, written after.
+  let hashes: Record<string, string> | undefined;
+  app.hooks.hook('app:build:start', () => {
+    hashes = sourceHashes();
+  });
+  app.hooks.hook('app:build:end', () => {
+    if (hashes) writeBuildStamp(hashes);
+  });
   // After vinxi copied the routers' output into .output/public, before nitro builds: no map is
   // ever served (the server's 404 for `.map` paths is the second line of defence).
   app.hooks.hook('app:build:nitro:assets:copy:end', ({ nitro }) => {
