@@ -3,6 +3,7 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { inputSourceMaps } from './build/input-source-maps';
+import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
 import { sentryBuildOptions } from './build/sentry-build-options';
 import { sourceHashes, writeBuildStamp } from './scripts/build-state.mjs';
@@ -14,7 +15,9 @@ process.setSourceMapsEnabled(true);
 
 // Server stacks name our TypeScript: vite writes maps for the server routers, nitro reads them
 // and writes maps of its own, the entry turns Node's support on (docs/decisions/0701-*.md).
-const serverRouterVite = { build: { sourcemap: true } };
+const serverRouterVite = {
+  build: { sourcemap: true, rollupOptions: { onwarn: quietKnownWarnings } },
+};
 
 export default defineConfig({
   tsr: { appDirectory: 'app' },
@@ -34,6 +37,8 @@ export default defineConfig({
           sourcemap: 'hidden',
           rollupOptions: {
             output: { manualChunks: clientChunkOf, chunkFileNames: clientChunkFileName },
+            // Only warnings someone can act on (build/known-warnings.ts).
+            onwarn: quietKnownWarnings,
           },
         },
         plugins: [sentryVitePlugin(sentryBuildOptions())],
