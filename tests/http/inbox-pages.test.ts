@@ -3,6 +3,7 @@
  * store holds, the detail page shows the stack, clearing works, and with SENTRY_DSN set
  * the pages answer 404. The inbox is seeded through the store module on the test's dir.
  */
+
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openInbox } from '../../app/server/inbox/inbox.server';
 import { errorEnvelope, sessionEnvelope } from '../fixtures/inbox-envelopes';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { htmlText } from '../support/html-text';
 import { seedInbox } from '../support/seed-inbox';
 
 const OLD_ID = '1'.repeat(32);
@@ -171,6 +173,10 @@ describe('clearing the inbox', () => {
     const html = await (await fetch(`${server.url}/errors?cleared=3`)).text();
     expect(html).toContain('Inbox cleared: 3 envelopes deleted.');
     expect(html).toContain('No errors captured yet.');
+    // Example routes are off here: the page says how to turn them on.
+    expect(htmlText(html)).toContain(
+      'To make one, run npm run dev, or start with ENABLE_EXAMPLE_ROUTES=1, and use the buttons of /sentry-example-page.',
+    );
     expect(html).not.toContain('TypeError: newer');
   });
 });

@@ -25,6 +25,7 @@ interface LogRecord {
   digest: string;
   route: string;
   method: string;
+  url?: string;
   phase: string;
   message: string;
   stack?: string;
@@ -48,6 +49,7 @@ async function logOf(server: BuiltServer, digest: string): Promise<LogRecord[]> 
 /** The fields of a Sentry event these tests read. */
 interface SentryEvent {
   tags?: Record<string, string>;
+  request?: { method?: string; url?: string };
   exception: { values: Array<{ value: string }> };
 }
 
@@ -121,6 +123,9 @@ describe('with example routes and a Sentry DSN', () => {
 
     const event = await sentryEventFor(sentry, digest);
     expect(event.tags).toMatchObject({ digest, route: '/sentry-example-page/ssr-error' });
+    // Where Sentry and the inbox look for the page: the same URL as the log line's.
+    expect(event.request).toMatchObject({ method: 'GET', url: log[0]?.url });
+    expect(event.request?.url).toMatch(/^\/sentry-example-page\/ssr-error/);
     expect(event.exception.values[0]?.value).toContain(SSR_SECRET);
     expect(sentry.received[0]?.url).toMatch(/^\/api\/42\/envelope\//);
   });
