@@ -5,6 +5,7 @@ import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { inputSourceMaps } from './build/input-source-maps';
 import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
+import { precompressPublicFiles } from './build/precompress-public-files';
 import { sentryBuildOptions } from './build/sentry-build-options';
 import { sourceHashes, writeBuildStamp } from './scripts/build-state.mjs';
 
@@ -79,6 +80,14 @@ export default defineConfig({
     );
     console.log(
       `[source maps] ${moved.length} client maps moved to .output/sourcemaps/client, ${removed.length} server router maps removed from .output/public`,
+    );
+    // Last, once only what visitors may fetch is left: a .br and a .gz beside each text file,
+    // for nitro's static handler to pick by Accept-Encoding. nitro's own compressPublicAssets
+    // stays off: it runs before vinxi removes the server routers' code from .output/public and
+    // would publish that code (docs/decisions/0820-precompressed-assets.md).
+    const { files, bytes } = precompressPublicFiles(nitro.options.output.publicDir);
+    console.log(
+      `[precompressed] ${files.length} public files: ${bytes.identity} bytes → brotli ${bytes.br}, gzip ${bytes.gzip}`,
     );
   });
   // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw
