@@ -175,7 +175,7 @@ describe('clearing the inbox', () => {
     expect(html).toContain('No errors captured yet.');
     // Example routes are off here: the page says how to turn them on.
     expect(withoutTextSeparators(html)).toContain(
-      'To make one, run npm run dev, or start with ENABLE_EXAMPLE_ROUTES=1, and use the buttons of /sentry-example-page.',
+      'To make one, run <code>npm run dev</code>, or start with <code>ENABLE_EXAMPLE_ROUTES=1</code>, and use the buttons of <code>/sentry-example-page</code>.',
     );
     expect(html).not.toContain('TypeError: newer');
   });
