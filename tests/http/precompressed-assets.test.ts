@@ -239,11 +239,11 @@ describe('Cache-Control', () => {
   it('lets no cache store what a server function answers', async () => {
     const payload = encodeURIComponent(JSON.stringify({ data: null, context: {} }));
     const answer = await get(
-      `/_server/app_server_public-config_functions_ts--getPublicConfig_createServerFn_handler?createServerFn&payload=${payload}`,
+      `/_server/app_server_app-info_functions_ts--getAppOverview_createServerFn_handler?createServerFn&payload=${payload}`,
       { accept: 'application/json' },
     );
     expect(answer.status).toBe(200);
-    expect(answer.text).toContain('"tunnel"');
+    expect(answer.text).toContain('"environment"');
     expect(answer.headers['cache-control']).toBe('no-store');
   });
 });

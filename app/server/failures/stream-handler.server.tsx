@@ -18,7 +18,6 @@ import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
 import { scriptNonceStream } from '../security/script-nonce.server';
 import { newNonce, pageContentSecurityPolicy } from '../security/security-headers';
 import { abortWhenClientLeaves } from './client-gone.server';
-import { dropEmptyLazyComponents } from './empty-lazy-components.server';
 import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';
 import { settleRouteFailures } from './route-errors.server';
@@ -26,7 +25,6 @@ import { settleRouteFailures } from './route-errors.server';
 export const failureAwareStreamHandler = defineHandlerCallback(
   async ({ request, router, responseHeaders }) => {
     const { failed } = settleRouteFailures(router, request);
-    await dropEmptyLazyComponents(router);
     const url = new URL(request.url);
     const renderFailure = (error: unknown) => {
       const matches = router.state.matches;
