@@ -15,6 +15,16 @@ function createServerRouter() {
   return router;
 }
 
-export default createStartHandler({ createRouter: createServerRouter, getRouterManifest })(
-  failureAwareStreamHandler,
-);
+// A build's route manifest never changes, yet Start rebuilds it for every request; `vinxi dev`
+// changes it as files change, so there it is read each time.
+let builtManifest: ReturnType<typeof getRouterManifest> | undefined;
+function routerManifest() {
+  if (import.meta.env.DEV) return getRouterManifest();
+  builtManifest ??= getRouterManifest();
+  return builtManifest;
+}
+
+export default createStartHandler({
+  createRouter: createServerRouter,
+  getRouterManifest: routerManifest,
+})(failureAwareStreamHandler);
