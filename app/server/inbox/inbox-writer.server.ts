@@ -40,6 +40,8 @@ export interface InboxWriter {
    * writer thread when they are the whole of their buffer: the caller must not use them after.
    */
   write(target: WriteTarget, bytes: Uint8Array): Promise<void>;
+  /** Starts the thread now (it takes tens of ms to boot), so that the first write need not wait. */
+  start(): void;
   /** Writes not yet answered by the thread (including ones that timed out). */
   pending(): number;
   /** Resolves once no write is pending, or after `timeoutMs`; says which. */
@@ -133,6 +135,10 @@ export function createInboxWriter(options: InboxWriterOptions = {}): InboxWriter
           finish(id, { id, ok: false, message, code: undefined });
         }
       });
+    },
+
+    start() {
+      thread ??= start();
     },
 
     pending: () => pending.size,

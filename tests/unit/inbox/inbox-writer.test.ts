@@ -19,6 +19,7 @@ import {
 } from '../../../app/server/inbox/inbox-writer-protocol';
 import { writerThreadSource } from '../../../app/server/inbox/inbox-writer-thread.server';
 
+const CHILD = resolve(import.meta.dirname, '../../fixtures/inbox-writer-child.ts');
 const freshDir = () => mkdtempSync(join(tmpdir(), 'inbox-writer-'));
 const target = (dir: string, name: string): WriteTarget => ({
   dir,
@@ -151,26 +152,26 @@ describe('the inbox writer', () => {
     expect(await silent.settled(200)).toBe('timed-out');
   });
 
-  it('keeps the process alive while it writes, and not after', async () => {
-    const dir = freshDir();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        resolve(import.meta.dirname, '../../fixtures/inbox-writer-child.ts'),
-        dir,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    const code = await new Promise((done) => child.once('close', done));
-    clearTimeout(timer);
-    expect(output.trim()).toBe('landed');
-    expect(code).toBe(0);
-    expect(existsSync(join(dir, 'entry'))).toBe(true);
-  }, 30_000);
+  it.each([
+    ['write', 'landed'],
+    ['start', 'started'],
+  ])(
+    'keeps the process alive while it writes, and not after (%s)',
+    async (mode, said) => {
+      const dir = freshDir();
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, mode], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await new Promise((done) => child.once('close', done));
+      clearTimeout(timer);
+      expect(output.trim()).toBe(said);
+      expect(code).toBe(0);
+      expect(existsSync(join(dir, 'entry'))).toBe(mode === 'write');
+    },
+    30_000,
+  );
 });
