@@ -5,6 +5,7 @@
 //   slow    server RSS with 2,000 slow clients (trickled tunnel bodies, endless headers);
 //   inbox   /errors with 1,000 stored envelopes of ~1 MiB, and after a burst of them.
 // Choose parts with argv or BENCH_ADVERSARIAL: `node bench/adversarial.mjs probes,slow`.
+// BENCH_SERVER_ENTRY=<a copy of .output>/server/index.mjs measures another build instead.
 // Every server, load and client runs in a child process on 127.0.0.1: the prober's event loop
 // stays free. Run after `npm run build` (the npm scripts see to it).
 
@@ -12,6 +13,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { inboxPart } from './adversarial/part-inbox.mjs';
 import { probesPart } from './adversarial/part-probes.mjs';
 import { slowClientsPart } from './adversarial/part-slow.mjs';
+import { ENTRY } from './adversarial/server.mjs';
 
 const PARTS = { probes: probesPart, slow: slowClientsPart, inbox: inboxPart };
 
@@ -35,7 +37,7 @@ const busy = () =>
   `load average ${loadavg()
     .map((value) => value.toFixed(1))
     .join(' ')} on ${availableParallelism()} cores`;
-console.log(`Adversarial bench (${chosen.join(', ')}), ${busy()}.\n`);
+console.log(`Adversarial bench (${chosen.join(', ')}) of ${ENTRY}, ${busy()}.\n`);
 const started = performance.now();
 for (const name of chosen) {
   const partStarted = performance.now();

@@ -1,9 +1,16 @@
 // The built server (.output/server/index.mjs) in a child process, on 127.0.0.1 and a free port,
 // with its stderr kept so that the bench can say what the server complained about.
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasExited, spawnNode, stop } from './children.mjs';
 
-const ENTRY = fileURLToPath(new URL('../../.output/server/index.mjs', import.meta.url));
+/**
+ * The build under test: this checkout's, or with BENCH_SERVER_ENTRY another build's entry (a
+ * kept copy of an older `.output`), so that two builds can be measured turn about in one session.
+ */
+export const ENTRY = process.env.BENCH_SERVER_ENTRY
+  ? resolve(process.env.BENCH_SERVER_ENTRY)
+  : fileURLToPath(new URL('../../.output/server/index.mjs', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36';
 

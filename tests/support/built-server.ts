@@ -57,8 +57,25 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
   };
 }
 
-export async function startBuiltServer(env: Record<string, string> = {}): Promise<BuiltServer> {
-  const child = spawn(process.execPath, [ENTRY], {
+export interface BuiltServerOptions {
+  /**
+   * The largest file the server may write (RLIMIT_FSIZE, through `prlimit`): a write past it
+   * fails with EFBIG half-way, as on a full disk, but without filling one.
+   */
+  fileSizeLimitBytes?: number;
+}
+
+export async function startBuiltServer(
+  env: Record<string, string> = {},
+  options: BuiltServerOptions = {},
+): Promise<BuiltServer> {
+  const limit = options.fileSizeLimitBytes;
+  // prlimit execs the command: the child's pid is still the server's.
+  const [command, args] =
+    limit === undefined
+      ? [process.execPath, [ENTRY]]
+      : ['prlimit', [`--fsize=${limit}`, process.execPath, ENTRY]];
+  const child = spawn(command, args, {
     env: testEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

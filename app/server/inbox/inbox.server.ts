@@ -3,7 +3,9 @@
  * One envelope per file, written to a temp file, synced and renamed into place, so a
  * crash mid-write never leaves a half entry among the complete ones, and concurrent
  * appends never interleave. The newest `limit` entries are kept. Why files and not a log:
- * docs/decisions/0300-inbox-one-file-per-envelope.md.
+ * docs/decisions/0300-inbox-one-file-per-envelope.md. The writing itself is done by the
+ * process's writer thread (inbox-writer.server.ts, docs/decisions/0840), so that an append
+ * under load costs the event loop one turn, not one per file-system call.
  *
  * Events are bounded before they are stored (normalise-envelope.ts), so no entry can make a
  * page huge. The list comes from an index in memory, one summary per file name: an append adds
@@ -14,7 +16,7 @@
  * file, once, however many readers ask at the same time.
  */
 import { randomInt } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { serverConfig } from '../env.server';
 import { processShared } from '../process-shared.server';
@@ -27,6 +29,7 @@ import {
   receivedAtOf,
   tempNameFor,
 } from './inbox-file-names';
+import { type InboxWriter, theInboxWriter } from './inbox-writer.server';
 import { normaliseEnvelope } from './normalise-envelope';
 
 export interface InboxStore {
@@ -64,6 +67,8 @@ export interface InboxOptions {
   report?: (message: string) => void;
   /** Temp files older than this are leftovers of a crashed write, not writes in progress. */
   staleTempMs?: number;
+  /** Who writes the files: the process's writer thread unless a test brings its own. */
+  writer?: InboxWriter;
 }
 
 export const INBOX_LIMIT = 1000;
@@ -75,24 +80,16 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
   const limit = options.limit ?? INBOX_LIMIT;
   const report = options.report ?? ((message) => console.warn(`[inbox] ${message}`));
   const staleTempMs = options.staleTempMs ?? 60_000;
+  const writer = options.writer ?? theInboxWriter();
   /** The index: a summary per entry, and the `version` at which this store added it. */
   const index = new Map<string, { summary: EnvelopeSummary; version: number }>();
   /** Counts this store's own additions, so a listing older than one does not undo it. */
   let version = 0;
   const reported = new Set<string>();
   let sequence = 0;
-  let dirReady: Promise<unknown> | undefined;
   let pruning: Promise<void> = Promise.resolve();
   let scanning: Promise<void> | undefined;
   let nextScan: Promise<void> | undefined;
-
-  const ensureDir = () => {
-    dirReady ??= mkdir(dir, { recursive: true }).catch((error) => {
-      dirReady = undefined;
-      throw error;
-    });
-    return dirReady;
-  };
 
   const names = async (): Promise<string[]> => {
     try {
@@ -142,17 +139,15 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
   };
 
   const summarize = (name: string, bytes: Uint8Array): EnvelopeSummary => {
-    let summary: EnvelopeSummary;
-    try {
-      summary = summarizeEnvelope(bytes, name.replace(/\.envelope$/, ''));
-    } catch (error) {
-      // One entry that cannot be summarised must not take the list down with it.
-      summary = { itemCounts: emptyItemCounts(), problem: (error as Error).message };
-    }
+    const summary = summaryOf(name, bytes);
+    reportDamage(name, summary);
+    return summary;
+  };
+
+  const reportDamage = (name: string, summary: EnvelopeSummary) => {
     if (summary.problem) {
       reportOnce(name, `entry ${name} is damaged (${summary.problem}); showing what could be read`);
     }
-    return summary;
   };
 
   /** Never loses an envelope over the bounds: the detail view bounds what it reads again. */
@@ -236,18 +231,16 @@ export function openInbox(directory: string, options: InboxOptions = {}): LocalI
     async append(envelope) {
       const bytes = boundedOrAsGiven(envelope);
       const name = entryName(Date.now(), sequence++, randomInt(2 ** 32));
-      try {
-        await ensureDir();
-        await writeDurably(dir, name, bytes);
-      } catch (error) {
-        if (!isMissing(error)) throw error;
-        // The directory went away while the server ran (someone cleaned .data): make it again.
-        dirReady = undefined;
-        await ensureDir();
-        await writeDurably(dir, name, bytes);
-      }
+      // Summarised first: the bytes may move to the writer thread.
+      const summary = summaryOf(name, bytes);
+      // The writer takes the bytes it is given; the caller's own stay the caller's.
+      const owned = bytes === envelope ? new Uint8Array(envelope) : bytes;
+      // Temp file, fsync, rename, directory fsync, all or nothing; the directory is made
+      // again if it went away while the server ran (someone cleaned .data).
+      await writer.write({ dir, temp: join(dir, tempNameFor(name)), path: join(dir, name) }, owned);
+      reportDamage(name, summary);
       version += 1;
-      index.set(name, { summary: summarize(name, bytes), version });
+      index.set(name, { summary, version });
       // Stored and durable: the sender's answer need not wait for the trim (a directory scan,
       // one more turn of a busy event loop). Readers wait for it, so they never see more.
       void prune();
@@ -313,35 +306,12 @@ export function localInbox(): LocalInbox {
   return processShared(`local-inbox:${resolve(inboxDir)}`, () => openInbox(inboxDir));
 }
 
-/** Temp file, fsync, rename into place, fsync the directory: all or nothing. */
-async function writeDurably(dir: string, name: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dir, tempNameFor(name));
-  const file = await open(temp, 'wx');
+/** An entry's summary; one that cannot be summarised must not take the list down with it. */
+function summaryOf(name: string, bytes: Uint8Array): EnvelopeSummary {
   try {
-    try {
-      await file.writeFile(bytes);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, join(dir, name));
+    return summarizeEnvelope(bytes, name.replace(/\.envelope$/, ''));
   } catch (error) {
-    // A write that failed (a full disk) is not a crash mid-write: leave no leftover behind.
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
-  await syncDirectory(dir);
-}
-
-/** Makes the rename itself durable (the directory entry), not just the file's bytes. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch {
-    // Some file systems refuse fsync on a directory; the rename is still atomic there.
-  } finally {
-    await handle.close();
+    return { itemCounts: emptyItemCounts(), problem: (error as Error).message };
   }
 }
 

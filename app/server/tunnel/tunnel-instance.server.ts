@@ -1,6 +1,7 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
 import { serverConfig } from '../env.server';
 import { localInbox } from '../inbox/inbox.server';
+import { theInboxWriter } from '../inbox/inbox-writer.server';
 import { localInboxDsnOf } from '../monitoring-mode.server';
 import { createAllowList } from './allow-list';
 import { createByteBudget } from './byte-budget';
@@ -27,5 +28,7 @@ export function theTunnel(): TunnelHandler {
     log: (line) => console.warn(line),
     debug: config.tunnelDebug,
   });
+  // The first report of a local inbox server should not wait for the writer thread to boot.
+  if (config.monitoring.kind === 'local-inbox') theInboxWriter().start();
   return tunnel;
 }

@@ -20,6 +20,7 @@ import type {
   ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import { isInboxBusy } from '../inbox/inbox-writer-protocol';
 import type { AllowList, Destination } from './allow-list';
 import type { ByteBudget } from './byte-budget';
 import { HeaderLineScanner, parseEnvelopeHeader } from './envelope-header';
@@ -34,7 +35,10 @@ export interface TunnelOptions {
   /** How long the client has to send the whole envelope, from the start of the exchange. */
   bodyTimeoutMs: number;
   upstream: Upstream;
-  /** Where envelopes for the local inbox DSN go. */
+  /**
+   * Where envelopes for the local inbox DSN go; resolves once stored. A rejection answers 500,
+   * or 503 when it says the store is busy (inbox-writer-protocol.ts `isInboxBusy`).
+   */
   storeLocally(envelope: Uint8Array): Promise<void>;
   /** What local envelopes being received may hold in memory, all together (then 503). */
   localBuffer: ByteBudget;
@@ -372,6 +376,13 @@ class Exchange {
               this.options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
           },
           (error: unknown) => {
+            if (isInboxBusy(error)) {
+              // Too many writes waiting: overload, answered like a full receive buffer.
+              this.fail(503, 'local inbox busy: too many envelopes being written', {
+                'retry-after': '5',
+              });
+              return;
+            }
             // The error names server paths: it goes to the log, not to the client.
             this.options.log(
               `[tunnel] 500 local inbox failed: ${error instanceof Error ? error.message : error}`,

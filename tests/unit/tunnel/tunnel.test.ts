@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Dsn, isDsn, parseDsn } from '../../../app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
+import { busyError } from '../../../app/server/inbox/inbox-writer-protocol';
 import { createAllowList } from '../../../app/server/tunnel/allow-list';
 import { createByteBudget } from '../../../app/server/tunnel/byte-budget';
 import { createTunnel } from '../../../app/server/tunnel/tunnel';
@@ -244,6 +245,35 @@ describe('createTunnel when the local inbox fails', () => {
       expect(answer.status).toBe(500);
       expect(answer.text).toBe('local inbox failed');
       expect(failures).toEqual(['[tunnel] 500 local inbox failed: EACCES: /secret/path/inbox']);
+    } finally {
+      local.closeAllConnections();
+      await new Promise((done) => local.close(done));
+    }
+  });
+
+  it('answers 503 with Retry-After when the store has too many writes waiting', async () => {
+    const failures: string[] = [];
+    const tunnel = createTunnel({
+      allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
+      maxBytes: 4096,
+      timeoutMs: 500,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
+      upstream,
+      storeLocally: () => Promise.reject(busyError(256)),
+      localBuffer: createByteBudget(1024 * 1024),
+      log: (line) => failures.push(line),
+      debug: false,
+    });
+    const local = createServer((req, res) => void tunnel(req, res));
+    await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
+    try {
+      const port = (local.address() as AddressInfo).port;
+      const answer = await send(`http://127.0.0.1:${port}/monitoring?o=0&p=1`, {
+        body: textEnvelope(LOCAL_INBOX_DSN),
+      });
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(failures).toEqual(['[tunnel] 503 local inbox busy: too many envelopes being written']);
     } finally {
       local.closeAllConnections();
       await new Promise((done) => local.close(done));
