@@ -4,13 +4,19 @@ import * as Sentry from '@sentry/react';
 import { StartClient } from '@tanstack/react-start';
 import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
+import { OnHydrated } from './components/OnHydrated';
 import { reportCspViolations } from './monitoring/csp-violations';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 
 const router = createRouter();
+// Tracing and the offline store load once the page has hydrated, not before (decision 0830).
+let markHydrated = () => {};
+const hydrated = new Promise<void>((resolve) => {
+  markHydrated = resolve;
+});
 try {
-  startBrowserMonitoring(router);
+  startBrowserMonitoring(router, hydrated);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);
@@ -25,5 +31,6 @@ hydrateRoot(
   document,
   <StrictMode>
     <StartClient router={router} />
+    <OnHydrated onHydrated={markHydrated} />
   </StrictMode>,
 );

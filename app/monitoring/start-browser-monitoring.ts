@@ -1,6 +1,9 @@
 /**
  * Browser side: reads the public config the server rendered into the document and starts
- * Sentry with it, before hydration so that errors during hydration are reported too.
+ * Sentry with it, before hydration so that errors during hydration are reported too. That part
+ * is errors only; tracing and the offline store load after hydration (late-monitoring.ts, its
+ * own chunk), and what is reported before they arrive waits for them (lazy-transport.ts).
+ * See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  *
  * The config is rendered from the root route's loader data, so a page whose root match failed
  * or never loaded (the root's beforeLoad threw; a child's beforeLoad threw notFound()) comes
@@ -11,10 +14,36 @@ import * as Sentry from '@sentry/react';
 import { browserOptions, type TracedRouter } from './browser-options';
 import { PUBLIC_CONFIG_ELEMENT_ID, type PublicConfig, parsePublicConfig } from './public-config';
 
-export function startBrowserMonitoring(router: TracedRouter): void {
+/**
+ * When hydration never completes (it failed outright), the late part loads this long after
+ * monitoring started anyway: the error that broke the page is waiting for its transport.
+ */
+export const LATE_MONITORING_DEADLINE_MS = 5_000;
+
+/** @param hydrated resolves once React has hydrated the document. */
+export function startBrowserMonitoring(router: TracedRouter, hydrated: Promise<void>): void {
+  const start = (config: PublicConfig) => {
+    const pageLoad = router.state.location;
+    let load: (late: Promise<LateMonitoring>) => void = () => {};
+    const late = new Promise<LateMonitoring>((resolve) => {
+      load = resolve;
+    });
+    Sentry.init(
+      browserOptions(
+        config,
+        late.then((parts) => parts.offlineTransport),
+      ),
+    );
+    // Only once Sentry has started: with a config it refuses, nothing more loads.
+    load(loadAfter(hydrated));
+    late.then(
+      (parts) => parts.startTracing(router, pageLoad),
+      (error: unknown) => console.warn('[monitoring] tracing did not load', error),
+    );
+  };
   const config = publicConfigInDocument();
   if (config) {
-    Sentry.init(browserOptions(config, router));
+    start(config);
     return;
   }
   console.warn(
@@ -24,8 +53,16 @@ export function startBrowserMonitoring(router: TracedRouter): void {
     const later = publicConfigInDocument();
     if (!later) return;
     unsubscribe();
-    Sentry.init(browserOptions(later, router));
+    start(later);
   });
+}
+
+type LateMonitoring = typeof import('./late-monitoring');
+
+/** Imports the late part once hydrated, or at the deadline if hydration has not completed. */
+function loadAfter(hydrated: Promise<void>): Promise<LateMonitoring> {
+  const deadline = new Promise<void>((resolve) => setTimeout(resolve, LATE_MONITORING_DEADLINE_MS));
+  return Promise.race([hydrated, deadline]).then(() => import('./late-monitoring'));
 }
 
 function publicConfigInDocument(): PublicConfig | undefined {
