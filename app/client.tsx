@@ -11,12 +11,12 @@ import { createRouter } from './router';
 
 const router = createRouter();
 // Tracing and the offline store load once the page has hydrated, not before (decision 0830).
-let markHydrated = () => {};
-const hydrated = new Promise<void>((resolve) => {
-  markHydrated = resolve;
+let markShellHydrated = () => {};
+const shellHydrated = new Promise<void>((resolve) => {
+  markShellHydrated = resolve;
 });
 try {
-  startBrowserMonitoring(router, hydrated);
+  startBrowserMonitoring(router, shellHydrated);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);
@@ -31,6 +31,6 @@ hydrateRoot(
   document,
   <StrictMode>
     <StartClient router={router} />
-    <OnHydrated onHydrated={markHydrated} />
+    <OnHydrated onHydrated={markShellHydrated} />
   </StrictMode>,
 );

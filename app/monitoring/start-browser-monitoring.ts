@@ -12,6 +12,7 @@
  */
 import * as Sentry from '@sentry/react';
 import { browserOptions, type TracedRouter } from './browser-options';
+import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import { PUBLIC_CONFIG_ELEMENT_ID, type PublicConfig, parsePublicConfig } from './public-config';
 
 /**
@@ -20,8 +21,12 @@ import { PUBLIC_CONFIG_ELEMENT_ID, type PublicConfig, parsePublicConfig } from '
  */
 export const LATE_MONITORING_DEADLINE_MS = 5_000;
 
-/** @param hydrated resolves once React has hydrated the document. */
-export function startBrowserMonitoring(router: TracedRouter, hydrated: Promise<void>): void {
+/** @param shellHydrated resolves once React has committed the hydrated document's shell. */
+export function startBrowserMonitoring(
+  router: TracedRouter & RenderedRouter,
+  shellHydrated: Promise<void>,
+): void {
+  const hydrated = whenPageHydrated(router, shellHydrated);
   const start = (config: PublicConfig) => {
     const pageLoad = router.state.location;
     let load: (late: Promise<LateMonitoring>) => void = () => {};
