@@ -3,12 +3,22 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { inputSourceMaps } from './build/input-source-maps';
+import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
+import { precompressPublicFiles } from './build/precompress-public-files';
 import { sentryBuildOptions } from './build/sentry-build-options';
+import { sourceHashes, writeBuildStamp } from './scripts/build-state.mjs';
+
+// `vinxi dev` runs the server code in this process, through vite with inline maps: with Node's
+// source maps on, dev stacks name our TypeScript lines as the built server's do. Without it they
+// point into vite's transformed code, lines off (decision 0701).
+process.setSourceMapsEnabled(true);
 
 // Server stacks name our TypeScript: vite writes maps for the server routers, nitro reads them
 // and writes maps of its own, the entry turns Node's support on (docs/decisions/0701-*.md).
-const serverRouterVite = { build: { sourcemap: true } };
+const serverRouterVite = {
+  build: { sourcemap: true, rollupOptions: { onwarn: quietKnownWarnings } },
+};
 
 export default defineConfig({
   tsr: { appDirectory: 'app' },
@@ -28,6 +38,8 @@ export default defineConfig({
           sourcemap: 'hidden',
           rollupOptions: {
             output: { manualChunks: clientChunkOf, chunkFileNames: clientChunkFileName },
+            // Only warnings someone can act on (build/known-warnings.ts).
+            onwarn: quietKnownWarnings,
           },
         },
         plugins: [sentryVitePlugin(sentryBuildOptions())],
@@ -49,6 +61,15 @@ export default defineConfig({
     ],
   },
 }).then((app) => {
+  // The build says what it was built from, so `npm start` and the tests rebuild only when a
+  // source's content changed (scripts/build-state.mjs). Hashed before, written after.
+  let hashes: Record<string, string> | undefined;
+  app.hooks.hook('app:build:start', () => {
+    hashes = sourceHashes();
+  });
+  app.hooks.hook('app:build:end', () => {
+    if (hashes) writeBuildStamp(hashes);
+  });
   // After vinxi copied the routers' output into .output/public, before nitro builds: no map is
   // ever served (the server's 404 for `.map` paths is the second line of defence).
   app.hooks.hook('app:build:nitro:assets:copy:end', ({ nitro }) => {
@@ -59,6 +80,14 @@ export default defineConfig({
     );
     console.log(
       `[source maps] ${moved.length} client maps moved to .output/sourcemaps/client, ${removed.length} server router maps removed from .output/public`,
+    );
+    // Last, once only what visitors may fetch is left: a .br and a .gz beside each text file,
+    // for nitro's static handler to pick by Accept-Encoding. nitro's own compressPublicAssets
+    // stays off: it runs before vinxi removes the server routers' code from .output/public and
+    // would publish that code (docs/decisions/0820-precompressed-assets.md).
+    const { files, bytes } = precompressPublicFiles(nitro.options.output.publicDir);
+    console.log(
+      `[precompressed] ${files.length} public files: ${bytes.identity} bytes → brotli ${bytes.br}, gzip ${bytes.gzip}`,
     );
   });
   // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw

@@ -17,7 +17,6 @@ import { Route as IndexImport } from './routes/index'
 import { Route as SentryExamplePageIndexImport } from './routes/sentry-example-page/index'
 import { Route as ErrorsIndexImport } from './routes/errors/index'
 import { Route as SentryExamplePageSsrErrorImport } from './routes/sentry-example-page/ssr-error'
-import { Route as SentryExamplePageMissingErrorComponentImport } from './routes/sentry-example-page/missing-error-component'
 import { Route as ErrorsSignInImport } from './routes/errors/sign-in'
 import { Route as ErrorsEventIdImport } from './routes/errors/$eventId'
 
@@ -58,13 +57,6 @@ const SentryExamplePageSsrErrorRoute = SentryExamplePageSsrErrorImport.update({
   path: '/ssr-error',
   getParentRoute: () => SentryExamplePageRouteRoute,
 } as any)
-
-const SentryExamplePageMissingErrorComponentRoute =
-  SentryExamplePageMissingErrorComponentImport.update({
-    id: '/missing-error-component',
-    path: '/missing-error-component',
-    getParentRoute: () => SentryExamplePageRouteRoute,
-  } as any)
 
 const ErrorsSignInRoute = ErrorsSignInImport.update({
   id: '/errors/sign-in',
@@ -117,13 +109,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof ErrorsSignInImport
       parentRoute: typeof rootRoute
     }
-    '/sentry-example-page/missing-error-component': {
-      id: '/sentry-example-page/missing-error-component'
-      path: '/missing-error-component'
-      fullPath: '/sentry-example-page/missing-error-component'
-      preLoaderRoute: typeof SentryExamplePageMissingErrorComponentImport
-      parentRoute: typeof SentryExamplePageRouteImport
-    }
     '/sentry-example-page/ssr-error': {
       id: '/sentry-example-page/ssr-error'
       path: '/ssr-error'
@@ -151,15 +136,12 @@ declare module '@tanstack/react-router' {
 // Create and export the route tree
 
 interface SentryExamplePageRouteRouteChildren {
-  SentryExamplePageMissingErrorComponentRoute: typeof SentryExamplePageMissingErrorComponentRoute
   SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
   SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
 }
 
 const SentryExamplePageRouteRouteChildren: SentryExamplePageRouteRouteChildren =
   {
-    SentryExamplePageMissingErrorComponentRoute:
-      SentryExamplePageMissingErrorComponentRoute,
     SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
     SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
   }
@@ -175,7 +157,6 @@ export interface FileRoutesByFullPath {
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
   '/errors/sign-in': typeof ErrorsSignInRoute
-  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
   '/sentry-example-page/': typeof SentryExamplePageIndexRoute
@@ -186,7 +167,6 @@ export interface FileRoutesByTo {
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
   '/errors/sign-in': typeof ErrorsSignInRoute
-  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
   '/sentry-example-page': typeof SentryExamplePageIndexRoute
@@ -199,7 +179,6 @@ export interface FileRoutesById {
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
   '/errors/sign-in': typeof ErrorsSignInRoute
-  '/sentry-example-page/missing-error-component': typeof SentryExamplePageMissingErrorComponentRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors/': typeof ErrorsIndexRoute
   '/sentry-example-page/': typeof SentryExamplePageIndexRoute
@@ -213,7 +192,6 @@ export interface FileRouteTypes {
     | '/about'
     | '/errors/$eventId'
     | '/errors/sign-in'
-    | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/errors'
     | '/sentry-example-page/'
@@ -223,7 +201,6 @@ export interface FileRouteTypes {
     | '/about'
     | '/errors/$eventId'
     | '/errors/sign-in'
-    | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/errors'
     | '/sentry-example-page'
@@ -234,7 +211,6 @@ export interface FileRouteTypes {
     | '/about'
     | '/errors/$eventId'
     | '/errors/sign-in'
-    | '/sentry-example-page/missing-error-component'
     | '/sentry-example-page/ssr-error'
     | '/errors/'
     | '/sentry-example-page/'
@@ -283,7 +259,6 @@ export const routeTree = rootRoute
     "/sentry-example-page": {
       "filePath": "sentry-example-page/route.tsx",
       "children": [
-        "/sentry-example-page/missing-error-component",
         "/sentry-example-page/ssr-error",
         "/sentry-example-page/"
       ]
@@ -296,10 +271,6 @@ export const routeTree = rootRoute
     },
     "/errors/sign-in": {
       "filePath": "errors/sign-in.tsx"
-    },
-    "/sentry-example-page/missing-error-component": {
-      "filePath": "sentry-example-page/missing-error-component.tsx",
-      "parent": "/sentry-example-page"
     },
     "/sentry-example-page/ssr-error": {
       "filePath": "sentry-example-page/ssr-error.tsx",

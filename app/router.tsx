@@ -2,10 +2,13 @@ import { createRouter as createTanStackRouter } from '@tanstack/react-router';
 import { ErrorFallback } from './components/ErrorFallback';
 import { NotFound } from './components/NotFound';
 import { routeTree } from './routeTree.gen';
+import type { SiteConfig } from './site-config';
 
-export function createRouter() {
+/** The server passes its site config; the browser passes the one the page carries. */
+export function createRouter(site: SiteConfig | undefined) {
   return createTanStackRouter({
     routeTree,
+    context: { site },
     scrollRestoration: true,
     defaultPreload: 'intent',
     defaultErrorComponent: ErrorFallback,

@@ -4,15 +4,27 @@ import { createStartHandler } from '@tanstack/react-start/server';
 import { createRouter } from './router';
 import { sanitiseRouteFailures } from './server/failures/route-errors.server';
 import { failureAwareStreamHandler } from './server/failures/stream-handler.server';
+import { siteConfig } from './server/site-config.server';
 
+// Every request's router gets the site config computed once at start (no per-request work).
 // Route failures are swapped for their public form (digest only) before Start dehydrates
 // them; the stream handler sets the 500 and records them (see docs/decisions/0200-*.md).
 function createServerRouter() {
-  const router = createRouter();
+  const router = createRouter(siteConfig());
   sanitiseRouteFailures(router);
   return router;
 }
 
-export default createStartHandler({ createRouter: createServerRouter, getRouterManifest })(
-  failureAwareStreamHandler,
-);
+// A build's route manifest never changes, yet Start rebuilds it for every request; `vinxi dev`
+// changes it as files change, so there it is read each time.
+let builtManifest: ReturnType<typeof getRouterManifest> | undefined;
+function routerManifest() {
+  if (import.meta.env.DEV) return getRouterManifest();
+  builtManifest ??= getRouterManifest();
+  return builtManifest;
+}
+
+export default createStartHandler({
+  createRouter: createServerRouter,
+  getRouterManifest: routerManifest,
+})(failureAwareStreamHandler);

@@ -65,12 +65,15 @@ export interface ChunkFacts {
 
 /**
  * `build.rollupOptions.output.chunkFileNames` for the client build. Only a route's own chunk
- * (its code-split module is the chunk's facade) carries the route's name. Rollup names the
- * chunk of code shared by the entry and the routes after an empty route split it absorbed
- * (today `missing-error-component`): that chunk is the app's own code and is called `app`.
+ * (its code-split module is the chunk's facade) carries the route's name. The app's own code
+ * (app/client.tsx, the router, the root and the route definitions) is shared by vinxi's entry
+ * and the routes, so rollup puts it in a chunk of its own and names it after whatever module it
+ * likes: `client`, beside the entry's `client`, or a route whose empty split it absorbed. That
+ * chunk is called `app`.
  */
 export function clientChunkFileName(chunk: ChunkFacts): string {
-  const absorbedRouteSplit =
-    chunk.facadeModuleId === null && chunk.moduleIds.some((id) => id.includes('?tsr-split='));
-  return absorbedRouteSplit ? 'assets/app-[hash].js' : 'assets/[name]-[hash].js';
+  const sharedAppCode =
+    chunk.facadeModuleId === null &&
+    chunk.moduleIds.some((id) => /(^|\/)app\/client\.tsx$/.test(id));
+  return sharedAppCode ? 'assets/app-[hash].js' : 'assets/[name]-[hash].js';
 }

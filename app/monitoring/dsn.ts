@@ -76,6 +76,14 @@ export function tunnelTargetOf(dsn: Dsn): TunnelTarget {
   return target;
 }
 
+/**
+ * The organisation a DSN's host names (`o123.ingest.sentry.io` → "123"); undefined for a host
+ * that names none, as self-hosted Sentry's do (the tunnel's `o=0` there is not an organisation).
+ */
+export function organisationOf(dsn: Dsn): string | undefined {
+  return /^o(\d{1,20})$/.exec(dsn.host.split('.')[0] ?? '')?.[1];
+}
+
 /** The same-origin tunnel URL the browser SDK posts to for this DSN. */
 export function tunnelUrlOf(dsn: Dsn, base = '/monitoring'): string {
   const { o, p, r } = tunnelTargetOf(dsn);

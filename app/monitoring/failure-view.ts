@@ -30,7 +30,7 @@ export function describeFailure(
   development: boolean,
   serverRenderDigest?: string,
 ): FailureView {
-  const digest = safely(() => digestOf(error)) ?? serverRenderDigest;
+  const digest = safely(() => readDigest(error)) ?? serverRenderDigest;
   const view: FailureView = digest
     ? { side: 'server', message: SERVER_FAILURE_MESSAGE, digest }
     : { side: 'client', message: CLIENT_FAILURE_MESSAGE };
@@ -42,7 +42,8 @@ export function describeFailure(
   return view;
 }
 
-export function digestOf(error: unknown): string | undefined {
+/** The digest an error carries (a server failure's public form), if it is a well-formed one. */
+export function readDigest(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const digest = (error as { digest?: unknown }).digest;
   return typeof digest === 'string' && DIGEST.test(digest) ? digest : undefined;

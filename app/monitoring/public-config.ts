@@ -1,9 +1,10 @@
 /**
  * The small public slice of the server's configuration that the browser needs to report
- * errors. It is rendered into the document at request time (never baked in at build time),
- * so a changed SENTRY_DSN takes effect on restart.
+ * errors. It reaches the page in the site config (app/site-config.ts) at request time, never
+ * baked in at build time, so a changed SENTRY_DSN takes effect on restart.
  */
 import * as v from 'valibot';
+import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 
 export const PublicConfigSchema = v.object({
   /** The DSN the browser SDK reports to (SENTRY_DSN, or the local inbox DSN). */
@@ -17,24 +18,23 @@ export const PublicConfigSchema = v.object({
 
 export type PublicConfig = v.InferOutput<typeof PublicConfigSchema>;
 
-/** The id of the `<script type="application/json">` element that carries the config. */
-export const PUBLIC_CONFIG_ELEMENT_ID = 'public-config';
-
-/**
- * JSON safe to put inside a `<script>` element: `<` is escaped so that no value can close
- * the element (`</script>`) or open a comment; JSON.parse reads `\u003c` back as `<`.
- */
-export function serializeForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
+export interface PublicConfigSource {
+  /** The browser DSN: SENTRY_DSN, or the local inbox DSN without it. */
+  dsn: string;
+  environment: string;
+  release: string;
+  tracesSampleRate: number;
 }
 
-/** Reads the config text of the document; undefined when it is missing or malformed. */
-export function parsePublicConfig(text: string | null | undefined): PublicConfig | undefined {
-  if (!text) return undefined;
-  try {
-    const result = v.safeParse(PublicConfigSchema, JSON.parse(text));
-    return result.success ? result.output : undefined;
-  } catch {
-    return undefined;
-  }
+/** Pure: what the browser gets to know. Only these five values ever leave the server. */
+export function publicConfigOf(source: PublicConfigSource): PublicConfig {
+  const parsed = parseDsn(source.dsn);
+  if (!isDsn(parsed)) throw new Error(`Browser DSN is not a Sentry DSN (${parsed.error})`);
+  return {
+    dsn: source.dsn,
+    tunnel: tunnelUrlOf(parsed),
+    environment: source.environment,
+    release: source.release,
+    tracesSampleRate: source.tracesSampleRate,
+  };
 }

@@ -7,12 +7,12 @@
  * The marker is there until React commits the client render, so the error fallback, rendering
  * in that same pass, can still read it; later client errors cannot.
  */
-import { digestOf } from './failure-view';
+import { readDigest } from './failure-view';
 
 export function serverRenderDigestIn(root: ParentNode | undefined): string | undefined {
   try {
     const marker = root?.querySelector('template[data-dgst]');
-    return digestOf({ digest: marker?.getAttribute('data-dgst') ?? undefined });
+    return readDigest({ digest: marker?.getAttribute('data-dgst') ?? undefined });
   } catch {
     return undefined;
   }

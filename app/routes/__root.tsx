@@ -1,21 +1,20 @@
 import {
-  createRootRoute,
+  createRootRouteWithContext,
   HeadContent,
   Link,
   Outlet,
   Scripts,
-  useMatch,
+  useRouter,
 } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '../components/ErrorFallback';
 import { NotFound } from '../components/NotFound';
-import { PublicConfigScript } from '../components/PublicConfigScript';
+import { SiteConfigScript } from '../components/SiteConfigScript';
 import { failRootBeforeLoadOnRequest } from '../server/example.functions';
-import { getPublicConfig } from '../server/public-config.functions';
-import { getSiteLinks } from '../server/site-links.functions';
+import type { RouterContext } from '../site-config';
 import appCss from '../styles/app.css?url';
 
-export const Route = createRootRoute({
+export const Route = createRootRouteWithContext<RouterContext>()({
   head: () => ({
     meta: [
       { charSet: 'utf-8' },
@@ -28,14 +27,8 @@ export const Route = createRootRoute({
     ],
   }),
   // Test hook for the root-level failure path; inert unless example routes are enabled.
-  beforeLoad: ({ location }) => failRootBeforeLoadOnRequest(location.search),
-  // The browser's monitoring config and the optional pages, read per request: fetched once,
-  // then never stale.
-  loader: async () => {
-    const [publicConfig, links] = await Promise.all([getPublicConfig(), getSiteLinks()]);
-    return { publicConfig, links };
-  },
-  staleTime: Number.POSITIVE_INFINITY,
+  beforeLoad: ({ location, context }) =>
+    failRootBeforeLoadOnRequest(location.search, context.site?.links.examplePage === true),
   component: RootComponent,
   errorComponent: (props) => (
     <RootDocument>
@@ -54,13 +47,14 @@ function RootComponent() {
 }
 
 function RootDocument({ children }: { children: ReactNode }) {
-  // Not Route.useLoaderData(): the error component renders this document too, maybe without it.
-  const rootData = useMatch({ from: '__root__', shouldThrow: false })?.loaderData;
+  // The router's own context, not the root match's: the error component renders this document
+  // too, also when the root's beforeLoad threw.
+  const site = useRouter().options.context.site;
   return (
     <html lang="en">
       <head>
         <HeadContent />
-        <PublicConfigScript config={rootData?.publicConfig} />
+        <SiteConfigScript config={site} />
       </head>
       <body>
         <nav className="nav" aria-label="Main">
@@ -68,8 +62,8 @@ function RootDocument({ children }: { children: ReactNode }) {
             Home
           </Link>
           <Link to="/about">How errors are handled</Link>
-          {rootData?.links.examplePage ? <Link to="/sentry-example-page">Example page</Link> : null}
-          {rootData?.links.errorInbox ? <Link to="/errors">Error inbox</Link> : null}
+          {site?.links.examplePage ? <Link to="/sentry-example-page">Example page</Link> : null}
+          {site?.links.errorInbox ? <Link to="/errors">Error inbox</Link> : null}
         </nav>
         {children}
         <Scripts />

@@ -48,8 +48,9 @@ function MonitoringSummary({ monitoring }: { monitoring: AppOverview['monitoring
   }
   return (
     <p data-testid="monitoring-mode">
-      Errors go to Sentry project <strong>{monitoring.project}</strong> of organisation{' '}
-      {monitoring.organisation} at <code>{monitoring.host}</code>
+      Errors go to Sentry project <strong>{monitoring.project}</strong>
+      {monitoring.organisation ? ` of organisation ${monitoring.organisation}` : ''} at{' '}
+      <code>{monitoring.host}</code>
       {monitoring.region ? `, region ${monitoring.region}` : ''}.
     </p>
   );

@@ -5,13 +5,13 @@
 import { createServerFn } from '@tanstack/react-start';
 import * as v from 'valibot';
 import packageJson from '../../package.json';
-import { tunnelTargetOf } from '../monitoring/dsn';
+import { organisationOf, tunnelTargetOf } from '../monitoring/dsn';
 import { serverConfig } from './env.server';
 import { sampleEventLoop } from './runtime-health.server';
 
 export type MonitoringSummary =
   | { kind: 'local-inbox'; inboxDir: string }
-  | { kind: 'sentry'; host: string; organisation: string; project: string; region?: string };
+  | { kind: 'sentry'; host: string; organisation?: string; project: string; region?: string };
 
 export interface AppOverview {
   name: string;
@@ -29,11 +29,11 @@ export const getAppOverview = createServerFn({ method: 'GET' }).handler(
     if (monitoring.kind === 'local-inbox') {
       summary = monitoring;
     } else {
-      const { o, p, r } = tunnelTargetOf(monitoring.dsn);
+      const { p, r } = tunnelTargetOf(monitoring.dsn);
       summary = {
         kind: 'sentry',
         host: monitoring.dsn.host,
-        organisation: o,
+        organisation: organisationOf(monitoring.dsn),
         project: p,
         region: r,
       };

@@ -26,10 +26,17 @@ const dsn = v.pipe(
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const parsed = parseDsn(dataset.value);
     if (isDsn(parsed)) return parsed;
-    addIssue({ message: `is not a Sentry DSN (${parsed.error})` });
+    addIssue({
+      message: `is not a Sentry DSN (${parsed.error}), got "${dataset.value}"${quotesHint(dataset.value)}`,
+    });
     return NEVER;
   }),
 );
+
+/** A value pasted with its quotes (`SENTRY_DSN="'https://…'"`) is the usual mistake: say so. */
+function quotesHint(value: string): string {
+  return /^\s*(["'`]).*\1\s*$/.test(value) ? '; remove the quotes around it' : '';
+}
 
 const dsnList = v.pipe(
   v.string(),

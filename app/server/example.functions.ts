@@ -1,26 +1,11 @@
 /**
- * Server functions behind /sentry-example-page: the switch that serves the example routes,
- * and a server function that fails on purpose. Both answer only when example routes are on.
+ * What /sentry-example-page fails with on purpose: a server function and a root `beforeLoad`.
+ * Both fail only when example routes are on.
  */
 import { notFound } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
 import * as v from 'valibot';
 import { serverConfig } from './env.server';
-
-export const getExampleRoutesEnabled = createServerFn({ method: 'GET' }).handler(
-  async () => serverConfig().exampleRoutes,
-);
-
-let enabled: Promise<boolean> | undefined;
-
-/** Whether example routes are served; asked once per page load (config never changes). */
-export function exampleRoutesEnabled(): Promise<boolean> {
-  enabled ??= getExampleRoutesEnabled().catch((error) => {
-    enabled = undefined;
-    throw error;
-  });
-  return enabled;
-}
 
 export const FailingExampleInput = v.object({
   /** Who pressed the button; at most 40 characters (longer input shows validation failing). */
@@ -44,10 +29,10 @@ export const ROOT_BEFORE_LOAD_FAILURE = 'root-before-load';
  * 1.120 lost on the way to the browser. Costs nothing without the query flag, and does
  * nothing unless example routes are enabled.
  */
-export async function failRootBeforeLoadOnRequest(search: unknown): Promise<void> {
+export function failRootBeforeLoadOnRequest(search: unknown, examplesOn: boolean): void {
+  if (!examplesOn) return;
   const flag = (search as Record<string, unknown> | null)?.['example-failure'];
   if (flag !== ROOT_BEFORE_LOAD_FAILURE) return;
-  if (!(await exampleRoutesEnabled())) return;
   // The marker stands for a secret in a message; tests check it never reaches the browser.
   throw new Error('Sentry example: root beforeLoad failed (root-before-load-secret-9c2e)');
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { formatDsn, tunnelTargetOf } from '../monitoring/dsn';
+import { formatDsn, organisationOf, tunnelTargetOf } from '../monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '../monitoring/local-dsn';
 import type { ServerConfig } from './env.server';
 
@@ -23,8 +23,12 @@ export function describeMonitoring(
   if (monitoring.kind === 'local-inbox') {
     return `local inbox mode (no SENTRY_DSN): errors are kept in ${resolve(cwd, monitoring.inboxDir)}; read them at ${errorsUrl(config.host, port)}`;
   }
-  const { o, p, r } = tunnelTargetOf(monitoring.dsn);
-  return `errors go to Sentry project ${p} (organisation ${o}${r ? `, region ${r}` : ''}) at ${monitoring.dsn.host}`;
+  const { p, r } = tunnelTargetOf(monitoring.dsn);
+  const organisation = organisationOf(monitoring.dsn);
+  const facts = [organisation && `organisation ${organisation}`, r && `region ${r}`].filter(
+    Boolean,
+  );
+  return `errors go to Sentry project ${p}${facts.length ? ` (${facts.join(', ')})` : ''} at ${monitoring.dsn.host}`;
 }
 
 /** Who can read the local inbox, in one line; undefined with Sentry (there is no inbox). */

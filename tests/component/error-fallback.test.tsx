@@ -5,6 +5,7 @@ import {
   RouterProvider,
 } from '@tanstack/react-router';
 import { act, fireEvent, render, screen } from '@testing-library/react';
+import { StrictMode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorFallbackView } from '../../app/components/ErrorFallback';
 import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
@@ -14,7 +15,10 @@ vi.mock('../../app/monitoring/report-client-error', () => ({ reportClientError: 
 
 const SECRET = 'db-password-hunter2';
 
-async function renderFallback(error: unknown, opts: { development?: boolean } = {}) {
+async function renderFallback(
+  error: unknown,
+  opts: { development?: boolean; strict?: boolean } = {},
+) {
   const reset = vi.fn();
   const rootRoute = createRootRoute({
     component: () => (
@@ -27,9 +31,13 @@ async function renderFallback(error: unknown, opts: { development?: boolean } = 
   });
   await router.load();
   const invalidate = vi.spyOn(router, 'invalidate');
-  const view = render(<RouterProvider router={router} />);
+  const tree = () => {
+    const app = <RouterProvider router={router} />;
+    return opts.strict ? <StrictMode>{app}</StrictMode> : app;
+  };
+  const view = render(tree());
   await screen.findByTestId('error-fallback');
-  return { ...view, reset, invalidate };
+  return { ...view, reset, invalidate, renderAgain: () => view.rerender(tree()) };
 }
 
 function secretError(): Error {
@@ -98,6 +106,21 @@ describe('ErrorFallback', () => {
     vi.mocked(reportClientError).mockClear();
     await renderFallback({ digest: '0a1b2c3d4e' });
     expect(reportClientError).not.toHaveBeenCalled();
+  });
+
+  it('reports an error once under StrictMode, across re-renders and a second boundary', async () => {
+    const error = secretError();
+    // StrictMode runs every effect twice in development, as `npm run dev` does.
+    const first = await renderFallback(error, { strict: true });
+    first.renderAgain();
+    expect(screen.getAllByTestId('error-fallback')).toHaveLength(1);
+    first.unmount();
+    const second = await renderFallback(error, { strict: true });
+    expect(reportClientError).toHaveBeenCalledTimes(1);
+    second.unmount();
+    // A different error is reported on its own.
+    await renderFallback(secretError(), { strict: true });
+    expect(reportClientError).toHaveBeenCalledTimes(2);
   });
 
   it('shows a server render failure the browser rendered again as the server view, unreported', async () => {

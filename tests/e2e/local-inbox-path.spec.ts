@@ -32,7 +32,16 @@ test('"Throw client error" on the example page shows up on /errors, with its sta
   await waitUntilReactOwns(button);
   await button.click();
   // The tunnel answers once the envelope is in the inbox.
-  expect((await eventStored).status()).toBe(200);
+  const stored = await eventStored;
+  expect(stored.status()).toBe(200);
+  // The page says so, and links to the very event.
+  const eventId = /"event_id":"([0-9a-f]{32})"/.exec(stored.request().postData() ?? '')?.[1];
+  const report = page.getByTestId('last-report');
+  await expect(report).toHaveText(`Reported: event ${eventId?.slice(0, 8)} in the error inbox.`);
+  await expect(report.getByRole('link', { name: 'the error inbox' })).toHaveAttribute(
+    'href',
+    `/errors/${eventId}`,
+  );
 
   await page.goto(`${server.url}/errors`);
   const events = page.getByRole('list', { name: 'Captured events' }).getByRole('listitem');

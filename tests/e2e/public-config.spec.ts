@@ -10,8 +10,8 @@ import { errorMessages } from '../support/received-envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 async function publicConfigOf(page: Page): Promise<Record<string, unknown>> {
-  const text = await page.locator('script#public-config').textContent();
-  return JSON.parse(text ?? 'null');
+  const text = await page.locator('script#site-config').textContent();
+  return JSON.parse(text ?? 'null').monitoring;
 }
 
 /** The DSN the page's Sentry client was initialised with. */

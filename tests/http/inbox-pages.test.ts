@@ -3,13 +3,15 @@
  * store holds, the detail page shows the stack, clearing works, and with SENTRY_DSN set
  * the pages answer 404. The inbox is seeded through the store module on the test's dir.
  */
+
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openInbox } from '../../app/server/inbox/inbox.server';
 import { errorEnvelope, sessionEnvelope } from '../fixtures/inbox-envelopes';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { withoutTextSeparators } from '../support/html-text';
 import { seedInbox } from '../support/seed-inbox';
 
 const OLD_ID = '1'.repeat(32);
@@ -114,10 +116,11 @@ describe('local inbox mode', () => {
 describe('clearing the inbox', () => {
   let server: BuiltServer;
 
-  beforeAll(async () => {
+  // A server and a seeded inbox per test: each test clears, or tries to, on its own.
+  beforeEach(async () => {
     server = await startBuiltServer({ MONITORING_INBOX_DIR: await seededInbox() });
   });
-  afterAll(() => server?.stop());
+  afterEach(() => server?.stop());
 
   async function clearForm(): Promise<{ action: string; count: number }> {
     const html = await (await fetch(`${server.url}/errors?confirm=clear`)).text();
@@ -162,8 +165,9 @@ describe('clearing the inbox', () => {
   });
 
   it('deletes everything on the confirmed POST and says so', async () => {
+    // A refused confirmation first: it must not be stored as an event of its own.
+    expect((await post((await clearForm()).action, 'confirm=yes')).status).toBe(400);
     const { action, count } = await clearForm();
-    // The three seeded envelopes: the refused confirmation above was not reported.
     expect(count).toBe(3);
     const response = await post(action, 'confirm=clear', { Origin: server.url });
     expect(response.status).toBe(303);
@@ -171,6 +175,10 @@ describe('clearing the inbox', () => {
     const html = await (await fetch(`${server.url}/errors?cleared=3`)).text();
     expect(html).toContain('Inbox cleared: 3 envelopes deleted.');
     expect(html).toContain('No errors captured yet.');
+    // Example routes are off here: the page says how to turn them on.
+    expect(withoutTextSeparators(html)).toContain(
+      'To make one, run <code>npm run dev</code>, or start with <code>ENABLE_EXAMPLE_ROUTES=1</code>, and use the buttons of <code>/sentry-example-page</code>.',
+    );
     expect(html).not.toContain('TypeError: newer');
   });
 });

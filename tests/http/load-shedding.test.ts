@@ -1,7 +1,7 @@
 /**
  * Load shedding: while the event loop lags past LOAD_SHEDDING_LAG_MS, new page requests get a
  * fast 503 with Retry-After before anything renders; /health (reporting "degraded"), the
- * tunnel, static files and server functions are still served; once the load is gone, pages are
+ * tunnel, static files (precompressed too) and server functions are still served; once the load is gone, pages are
  * served again. The threshold is set very low so that a little load is enough.
  */
 import { Agent, request } from 'node:http';
@@ -84,8 +84,12 @@ it('sheds pages with a fast 503 while busy, serves /health, the tunnel and files
   });
   expect(report.status).toBe(200);
   await report.text();
-  const favicon = await fetch(`${server.url}/favicon.svg`);
+  // A listed public file, sent precompressed: its .br beside it does not change what it is.
+  const favicon = await fetch(`${server.url}/favicon.svg`, {
+    headers: { 'accept-encoding': 'br' },
+  });
   expect(favicon.status).toBe(200);
+  expect(favicon.headers.get('content-encoding')).toBe('br');
   await favicon.arrayBuffer();
 
   const answers = await load.stop();

@@ -101,7 +101,6 @@ describe('client chunk names', () => {
     const routeChunk = (route: string) =>
       Object.values(manifest).find((entry) => entry.src === `${route}?tsr-split=component`)?.file;
     for (const [prefix, route] of [
-      ['missing-error-component-', 'app/routes/sentry-example-page/missing-error-component.tsx'],
       ['ssr-error-', 'app/routes/sentry-example-page/ssr-error.tsx'],
       ['about-', 'app/routes/about.tsx'],
     ] as const) {

@@ -21,6 +21,12 @@ export interface BuiltServer {
    * Then "logged once" and "logged nothing" hold for all output before the call.
    */
   stderrBarrier(): Promise<void>;
+  /**
+   * What the server printed since `output().length` was `mark`, once everything it wrote so
+   * far has been read (the barrier above), without the barrier's own line: the words for
+   * "logged once" and "logged nothing".
+   */
+  printedSince(mark: number): Promise<string>;
   /** SIGTERM, then waits for the exit and the end of its output (SIGKILL after 5 s). */
   stop(): Promise<void>;
   /** The exit code, or null while the process runs. */
@@ -56,6 +62,40 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
     env: testEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const { output, waitForOutput, exited } = watchOutput(child);
+  const listening = await Promise.race([
+    waitForOutput(/Listening on (http:\/\/\S+)/),
+    exited.then((code) => {
+      throw new Error(`Server exited with code ${code} before listening. Output:\n${output()}`);
+    }),
+  ]);
+  const url = new URL(listening.replace('Listening on ', '')).origin;
+  /** Makes the server log a line of its own on stderr, waits for it, and returns it. */
+  const barrier = async (): Promise<string> => {
+    const project = String(Math.floor(Math.random() * 1e12));
+    const response = await fetch(`${url}/monitoring?o=0&p=${project}`, { method: 'POST' });
+    await response.text();
+    return waitForOutput(new RegExp(`\\[tunnel\\] 403 no allowed DSN for o=0 p=${project}\\b`));
+  };
+  return {
+    url,
+    pid: child.pid as number,
+    output,
+    waitForOutput,
+    stderrBarrier: async () => {
+      await barrier();
+    },
+    printedSince: async (mark) => {
+      const line = await barrier();
+      return output().slice(mark).replace(`${line}\n`, '');
+    },
+    stop: () => stopChild(child, exited),
+    exitCode: () => child.exitCode,
+  };
+}
+
+/** What a child process printed (stdout and stderr), and a way to wait for a line of it. */
+export function watchOutput(child: ChildProcess) {
   let output = '';
   const waiters = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -90,30 +130,10 @@ export async function startBuiltServer(env: Record<string, string> = {}): Promis
       check();
     });
 
-  const listening = await Promise.race([
-    waitForOutput(/Listening on (http:\/\/\S+)/),
-    exited.then((code) => {
-      throw new Error(`Server exited with code ${code} before listening. Output:\n${output}`);
-    }),
-  ]);
-  const url = new URL(listening.replace('Listening on ', '')).origin;
-  return {
-    url,
-    pid: child.pid as number,
-    output: () => output,
-    waitForOutput,
-    stderrBarrier: async () => {
-      const project = String(Math.floor(Math.random() * 1e12));
-      const response = await fetch(`${url}/monitoring?o=0&p=${project}`, { method: 'POST' });
-      await response.text();
-      await waitForOutput(new RegExp(`\\[tunnel\\] 403 no allowed DSN for o=0 p=${project}\\b`));
-    },
-    stop: () => stopChild(child, exited),
-    exitCode: () => child.exitCode,
-  };
+  return { output: () => output, waitForOutput, exited };
 }
 
-async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);

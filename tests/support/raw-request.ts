@@ -1,6 +1,7 @@
 /**
- * One HTTP request over node:http, for what fetch will not send: fetch drops a `Host` header
- * of its own, and the rebound-DNS tests need exactly that.
+ * One HTTP request over node:http, for what fetch will not send or keep: fetch drops a `Host`
+ * header of its own (the rebound-DNS tests need exactly that), and it decodes a compressed
+ * body (the precompressed-asset tests compare the bytes that came over the wire).
  */
 import { request } from 'node:http';
 
@@ -8,6 +9,8 @@ export interface RawAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body as it came over the wire, not decoded. */
+  body: Buffer;
 }
 
 export function rawRequest(
@@ -18,13 +21,10 @@ export function rawRequest(
     const req = request(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        done({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(chunks).toString(),
-        }),
-      );
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        done({ status: res.statusCode ?? 0, headers: res.headers, text: body.toString(), body });
+      });
       res.on('error', fail);
     });
     req.on('error', fail);

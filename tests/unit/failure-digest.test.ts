@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { digestOf, fingerprintOf } from '../../app/server/failures/digest.server';
+import { computeDigest, fingerprintOf } from '../../app/server/failures/digest.server';
 
 function thrownAt(message: string): Error {
   return new Error(message);
 }
 
-describe('digestOf', () => {
+describe('computeDigest', () => {
   it('is short lowercase hex', () => {
-    expect(digestOf(new Error('x'))).toMatch(/^[0-9a-f]{10}$/);
+    expect(computeDigest(new Error('x'))).toMatch(/^[0-9a-f]{10}$/);
   });
 
   it('is the same for the same error thrown from the same place (repeats group)', () => {
-    const digests = [1, 2, 3].map(() => digestOf(thrownAt('same')));
+    const digests = [1, 2, 3].map(() => computeDigest(thrownAt('same')));
     expect(new Set(digests).size).toBe(1);
   });
 
@@ -20,11 +20,11 @@ describe('digestOf', () => {
     ['another type', new TypeError('same'), new RangeError('same')],
     ['another place', thrownAt('same'), new Error('same')],
   ])('differs for %s', (_name, a, b) => {
-    expect(digestOf(a)).not.toBe(digestOf(b));
+    expect(computeDigest(a)).not.toBe(computeDigest(b));
   });
 
   it('does not contain the message', () => {
-    const digest = digestOf(new Error('abcdef'));
+    const digest = computeDigest(new Error('abcdef'));
     expect(digest).not.toContain('abcdef');
   });
 
@@ -34,7 +34,7 @@ describe('digestOf', () => {
     ['undefined', undefined],
     ['an object', { a: 1 }],
   ])('never throws for %s', (_name, value) => {
-    expect(digestOf(value)).toMatch(/^[0-9a-f]{10}$/);
+    expect(computeDigest(value)).toMatch(/^[0-9a-f]{10}$/);
   });
 
   it('hashes name, message and only the top stack frames, not the message line', () => {

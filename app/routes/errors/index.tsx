@@ -34,11 +34,7 @@ function ErrorInbox() {
         <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'envelope')} deleted.`}</p>
       ) : null}
       <p data-testid="inbox-counts">{countsLine(inbox)}</p>
-      {inbox.events.length === 0 ? (
-        <p>No errors captured yet. Errors thrown in this app show up here.</p>
-      ) : (
-        <EventList events={inbox.events} />
-      )}
+      {inbox.events.length === 0 ? <EmptyInbox /> : <EventList events={inbox.events} />}
       {inbox.pageCount > 1 ? (
         <nav aria-label="Pages" className="inbox-pages">
           {inbox.page > 1 ? (
@@ -70,4 +66,27 @@ function countsLine(inbox: {
     .map(([type, count]) => `${count} ${type}`);
   const also = others.length > 0 ? `; also received: ${others.join(', ')}` : '';
   return `${countOf(inbox.eventCount, 'event')} in ${countOf(inbox.envelopeCount, 'envelope')}${also}.`;
+}
+
+/** What to do to see something here: the example page fails on purpose. */
+function EmptyInbox() {
+  const examplePage = Route.useRouteContext({
+    select: (context) => context.site?.links.examplePage,
+  });
+  return (
+    <p>
+      No errors captured yet. Errors thrown in this app show up here.{' '}
+      {examplePage ? (
+        <>
+          To make one, use the buttons of the <Link to="/sentry-example-page">example page</Link>.
+        </>
+      ) : (
+        <>
+          To make one, run <code>npm run dev</code>, or start with{' '}
+          <code>ENABLE_EXAMPLE_ROUTES=1</code>, and use the buttons of{' '}
+          <code>/sentry-example-page</code>.
+        </>
+      )}
+    </p>
+  );
 }

@@ -1,5 +1,6 @@
 import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
 import { useState } from 'react';
+import { LastReport } from '../../components/LastReport';
 import { callFailingExample } from '../../server/example.functions';
 
 export const Route = createFileRoute('/sentry-example-page/')({
@@ -47,6 +48,7 @@ function SentryExamplePage() {
         </button>
       </p>
       {serverResult ? <p role="status">{serverResult}</p> : null}
+      <LastReport />
       <p>
         <Link to="/sentry-example-page/ssr-error">A page whose loader fails on the server</Link>
       </p>

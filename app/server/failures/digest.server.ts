@@ -8,7 +8,7 @@ const TOP_FRAMES = 5;
  * gets the same digest (so repeats group), and the digest is a truncated hash, so nothing of
  * the message can be read back from it. Pure and total: never throws.
  */
-export function digestOf(error: unknown): string {
+export function computeDigest(error: unknown): string {
   return createHash('sha256').update(fingerprintOf(error)).digest('hex').slice(0, 10);
 }
 

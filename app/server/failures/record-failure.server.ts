@@ -2,7 +2,7 @@
  * The one place a server-side failure is handled: digest, one JSON log line, one report.
  * Callers get back a PublicServerError to throw or serialise in place of the original.
  */
-import { digestOf } from './digest.server';
+import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
 import { isPublicServerError, PublicServerError } from './public-error.server';
 import { reportServerFailure } from './report-failure.server';
@@ -23,7 +23,7 @@ export function sanitiseFailure(error: unknown, phase: FailurePhase): PublicServ
   if (isPublicServerError(error)) return error;
   const seen = typeof error === 'object' && error !== null ? publicErrors.get(error) : undefined;
   if (seen) return seen;
-  const publicError = new PublicServerError(digestOf(error));
+  const publicError = new PublicServerError(computeDigest(error));
   originals.set(publicError, { error, phase, recorded: false });
   if (typeof error === 'object' && error !== null) publicErrors.set(error, publicError);
   return publicError;

@@ -46,7 +46,11 @@ export function reportServerFailure(error: unknown, digest: string, context: Fai
     scope.setTag('digest', digest);
     scope.setTag('phase', context.phase);
     scope.setTag('route', context.route);
-    scope.setContext('request', { method: context.method, url: context.url ?? null });
+    // The event's own request field, where Sentry and the inbox look for the page's URL.
+    scope.addEventProcessor((event) => ({
+      ...event,
+      request: { ...event.request, method: context.method, url: context.url },
+    }));
     sentryClient().captureException(
       error,
       { mechanism: { type: 'tanstack-start', handled: false } },

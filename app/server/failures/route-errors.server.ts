@@ -65,7 +65,6 @@ export function settleRouteFailures(
   router: AnyRouter,
   request: { method: string; url: string },
 ): { failed: boolean } {
-  const url = new URL(request.url);
   const matches = router.state.matches as LoadedMatch[];
   let failed = false;
   let settledSerial = false;
@@ -73,6 +72,7 @@ export function settleRouteFailures(
     if (match.status !== 'error') continue;
     failed = true;
     if (!isPublicServerError(match.error)) continue;
+    const url = new URL(request.url);
     recordFailure(match.error, {
       route: match.routeId,
       method: request.method,

@@ -15,10 +15,10 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
+import { newNonce } from '../security/nonce.server';
 import { scriptNonceStream } from '../security/script-nonce.server';
-import { newNonce, pageContentSecurityPolicy } from '../security/security-headers';
-import { abortWhenClientLeaves } from './client-gone.server';
-import { dropEmptyLazyComponents } from './empty-lazy-components.server';
+import { pageContentSecurityPolicy } from '../security/security-headers';
+import { type ClientWatch, watchClient } from './client-gone.server';
 import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';
 import { settleRouteFailures } from './route-errors.server';
@@ -26,9 +26,8 @@ import { settleRouteFailures } from './route-errors.server';
 export const failureAwareStreamHandler = defineHandlerCallback(
   async ({ request, router, responseHeaders }) => {
     const { failed } = settleRouteFailures(router, request);
-    await dropEmptyLazyComponents(router);
-    const url = new URL(request.url);
     const renderFailure = (error: unknown) => {
+      const url = new URL(request.url);
       const matches = router.state.matches;
       return captureServerFailure(error, {
         phase: 'render',
@@ -42,20 +41,20 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     // Crawlers get the finished page in one piece (as Start's own handler does): no fallbacks
     // waiting for streamed-in content that a crawler without JavaScript would never see.
     const waitForAll = isbot(request.headers.get('user-agent'));
-    const signal = abortWhenClientLeaves();
+    const client = watchClient();
     const rendered = await renderPage(
       <StartServer router={router} />,
-      { signal, waitForAll },
+      { client, waitForAll },
       (error) => {
         // A visitor who went away is not a failure of the page.
-        if (signal.aborted) return undefined;
+        if (client.gone()) return undefined;
         renderFailed = true;
         return renderFailure(error).digest;
       },
     );
     if ('error' in rendered) {
       // Nobody is waiting for this page: nothing failed, nothing to answer.
-      if (signal.aborted) return new Response(null, { status: 204, headers: responseHeaders });
+      if (client.gone()) return new Response(null, { status: 204, headers: responseHeaders });
       // The shell itself failed: no document to stream, answer a minimal one.
       const { digest } = renderFailure(rendered.error);
       responseHeaders.set('Content-Type', 'text/html; charset=UTF-8');
@@ -93,7 +92,7 @@ export const failureAwareStreamHandler = defineHandlerCallback(
  */
 function renderPage(
   app: ReactNode,
-  { signal, waitForAll }: { signal: AbortSignal; waitForAll: boolean },
+  { client, waitForAll }: { client: ClientWatch; waitForAll: boolean },
   onError: (error: unknown) => string | undefined,
 ): Promise<{ stream: PassThrough } | { error: unknown }> {
   return new Promise((settle) => {
@@ -107,7 +106,7 @@ function renderPage(
       onShellError: (error) => settle({ error }),
       onError: (error) => onError(error),
     });
-    signal.addEventListener('abort', () => pipeable.abort(), { once: true });
+    client.onGone(() => pipeable.abort());
   });
 }
 

@@ -6,10 +6,13 @@
  * - what never waits behind pages: the tunnel and /health are answered first;
  * - load shedding: new page requests get a fast 503 while the event loop lags;
  * - security headers on every response but the tunnel's; the vite manifest is not served;
+ * - `Cache-Control` by kind (./cache-policy.ts), and `Accept-Encoding` read as the RFC says
+ *   before nitro's static handler picks a precompressed file by it;
  * - server function bodies are bounded before anything reads them (../server-functions/body-limit.ts);
  * - a port already in use is one line and exit code 1; the monitoring lines follow listening;
  * - graceful shutdown that lets in-flight requests finish (./graceful-shutdown.server.ts).
- * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md.
+ * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md,
+ * 0820-precompressed-assets.md.
  */
 import '#nitro-internal-pollyfills';
 import { readFileSync } from 'node:fs';
@@ -18,6 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
 import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
+import { acceptedCodings } from '../compression/content-coding';
+import { isVariantRequest } from '../compression/precompressed';
 import { serverConfig } from '../env.server';
 import { answerHealth } from '../health/health-endpoint.server';
 import { isHealthPath } from '../health/health-report';
@@ -29,6 +34,7 @@ import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '../server-functions/se
 import { theTunnel } from '../tunnel/tunnel-instance.server';
 import { isTunnelPath } from '../tunnel/tunnel-path';
 import { createAdmission } from './admission';
+import { cacheControlOf } from './cache-policy';
 import { decodeLoadedSourceMaps } from './decode-source-maps.server';
 import { lagMonitor } from './event-loop-lag.server';
 import { handleShutdownSignals } from './graceful-shutdown.server';
@@ -100,7 +106,7 @@ const server = new Server(
       return;
     }
     const path = pathOf(url);
-    if (isHiddenBuildFile(path)) {
+    if (isHiddenBuildFile(path) || isVariantRequest(path, publicFiles)) {
       answerText(res, 404, 'Not found');
       return;
     }
@@ -118,7 +124,13 @@ const server = new Server(
       }
     }
     const kind = requestKind(req.method, path, publicFiles);
+    // A default that a handler may override (Start's route headers would).
+    res.setHeader('cache-control', cacheControlOf(path, kind === 'file' && publicFiles.has(path)));
     if (kind === 'file') {
+      // nitro's static handler reads the header as a plain list (`br;q=1` is not `br`, and
+      // `*` nothing): it gets the codings the client accepts, by name, and sends brotli when
+      // both are (../compression/content-coding.ts).
+      req.headers['accept-encoding'] = acceptedCodings(req.headers['accept-encoding']).join(', ');
       app(req, res);
       return;
     }

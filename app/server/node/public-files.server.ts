@@ -1,10 +1,13 @@
 /**
  * The files the built server serves as they are from `.output/public` (favicon, styles, the
  * client build), listed once at start: the load shedder lets them through, since sending a
- * file is cheap and a page that arrived without its assets is worse than no page.
+ * file is cheap and a page that arrived without its assets is worse than no page. The
+ * precompressed variants beside them (`x.js.br`, `x.js.gz`) are not listed: they are
+ * encodings of `x.js`, sent for it by `Accept-Encoding`, not paths to request.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { withoutVariants } from '../compression/precompressed';
 
 /** A public folder is a handful of files; past this, something is wrong and the rest waits. */
 const MAX_LISTED = 20_000;
@@ -27,5 +30,5 @@ export function listPublicFiles(root: string): Set<string> {
     }
   };
   walk(root, '');
-  return files;
+  return withoutVariants(files);
 }

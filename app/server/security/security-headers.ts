@@ -38,8 +38,3 @@ export function pageContentSecurityPolicy(nonce: string): string {
     "frame-ancestors 'none'",
   ].join('; ');
 }
-
-/** 128 random bits, base64: what CSP asks of a nonce. */
-export function newNonce(): string {
-  return globalThis.crypto.getRandomValues(Buffer.alloc(16)).toString('base64');
-}

@@ -9,6 +9,8 @@
  *   none at all, a form that is not one) a 400 with a short reason: Start would answer its
  *   raw exception text with a 500 and print it over several lines (./call-shape.ts).
  * The body's size was bounded before h3 ran (../node/node-server.server.ts, ./body-limit.ts).
+ * Under `vinxi dev`, Start's log lines for every call (with its payload) are dropped
+ * (./start-dev-log.ts).
  */
 import serverFunctions from 'tsr:server-fn-manifest';
 import {
@@ -29,6 +31,9 @@ import {
 } from './call-shape';
 import { refusalLogLine } from './refusal-log-line';
 import { serverFunctionIdOf } from './server-function-id';
+import { quietStartCallLogs } from './start-dev-log';
+
+if (process.env.NODE_ENV === 'development') quietStartCallLogs();
 
 /** The path and query as the client sent them (h3 strips the router's base from req.url). */
 function requestPath(event: H3Event): string {

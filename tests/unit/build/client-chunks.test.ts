@@ -80,15 +80,27 @@ describe('clientChunkFileName', () => {
   it.each([
     [
       "a route's own chunk keeps the route's name",
-      { name: 'missing-error-component', facadeModuleId: '/a/m.tsx?tsr-split=component' },
-      ['/a/m.tsx?tsr-split=component'],
+      { name: 'about', facadeModuleId: '/r/app/routes/about.tsx?tsr-split=component' },
+      ['/r/app/routes/about.tsx?tsr-split=component'],
       'assets/[name]-[hash].js',
     ],
     [
-      'shared app code that absorbed an empty route split is "app"',
-      { name: 'missing-error-component', facadeModuleId: null },
-      ['/a/client.tsx', '/a/m.tsx?tsr-split=errorComponent'],
+      'shared app code named after the entry is "app"',
+      { name: 'client', facadeModuleId: null },
+      ['/r/app/router.tsx', '/r/app/client.tsx'],
       'assets/app-[hash].js',
+    ],
+    [
+      'shared app code named after a route split it absorbed is "app"',
+      { name: 'missing-error-component', facadeModuleId: null },
+      ['/r/app/client.tsx', '/r/app/routes/m.tsx?tsr-split=errorComponent'],
+      'assets/app-[hash].js',
+    ],
+    [
+      "the entry itself keeps vinxi's name",
+      { name: 'client', facadeModuleId: 'virtual:$vinxi/handler/client' },
+      ['virtual:$vinxi/handler/client'],
+      'assets/[name]-[hash].js',
     ],
     [
       'a shared component chunk keeps its name',

@@ -31,6 +31,15 @@ describe('the start line', () => {
       env: { SENTRY_DSN: 'https://key@o123.ingest.us.sentry.io/456' },
       line: 'errors go to Sentry project 456 (organisation 123, region us) at o123.ingest.us.sentry.io',
     },
+    {
+      env: { SENTRY_DSN: 'https://key@o7.ingest.sentry.io/9' },
+      line: 'errors go to Sentry project 9 (organisation 7) at o7.ingest.sentry.io',
+    },
+    {
+      // Self-hosted: the host names no organisation, so the line names none (not "organisation 0").
+      env: { SENTRY_DSN: 'https://key@sentry.example.com/5' },
+      line: 'errors go to Sentry project 5 at sentry.example.com',
+    },
   ])('says $line', ({ env, line }) => {
     expect(describeMonitoring(config(env), undefined, '/srv/app')).toBe(line);
   });

@@ -3,6 +3,7 @@ import {
   envelopeUrlOf,
   formatDsn,
   isDsn,
+  organisationOf,
   parseDsn,
   sameDsn,
   tunnelTargetOf,
@@ -56,6 +57,17 @@ describe('tunnelTargetOf', () => {
     ['https://k@errors.ingest.us.example.com/5', { o: '0', p: '5' }],
   ])('%s -> %o', (input, target) => {
     expect(tunnelTargetOf(dsnOf(input))).toEqual(target);
+  });
+});
+
+describe('organisationOf', () => {
+  it.each([
+    ['https://k@o123.ingest.us.sentry.io/456', '123'],
+    ['https://k@o7.ingest.sentry.io/9', '7'],
+    ['https://k@sentry.example.com/5', undefined],
+    ['https://k@org.sentry.example.com/5', undefined],
+  ])('%s names %s', (input, organisation) => {
+    expect(organisationOf(dsnOf(input))).toBe(organisation);
   });
 });
 

@@ -18,7 +18,7 @@ describe('isInAppFrame', () => {
     // ...routes, the shared app chunk and the entry are.
     [`${ASSETS}/sentry-example-page-etmAYWlX.js`, true],
     [`${ASSETS}/ssr-error-CpV1QBCI.js`, true],
-    [`${ASSETS}/missing-error-component-T4lmVFhb.js`, true],
+    [`${ASSETS}/ssr-error-T4lmVFhb.js`, true],
     [`${ASSETS}/app-Bvk0b8ih.js`, true],
     [`${ASSETS}/client-CW0JEvFH.js`, true],
     [`${ASSETS}/EventList-CQ1rRdFU.js`, true],

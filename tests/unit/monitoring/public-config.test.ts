@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import { parsePublicConfig, serializeForScript } from '../../../app/monitoring/public-config';
-import { publicConfigOf } from '../../../app/monitoring/public-config-of';
+import { publicConfigOf } from '../../../app/monitoring/public-config';
 
 const source = {
   dsn: 'https://abc@o123.ingest.us.sentry.io/456',
@@ -27,30 +26,5 @@ describe('publicConfigOf', () => {
 
   it('refuses a DSN that does not parse', () => {
     expect(() => publicConfigOf({ ...source, dsn: 'nope' })).toThrow(/DSN/);
-  });
-});
-
-describe('serializeForScript', () => {
-  it.each([['</script><script>alert(1)</script>'], ['<!-- comment'], ['a < b']])(
-    'escapes < in %s, and JSON.parse reads it back',
-    (value) => {
-      const text = serializeForScript({ release: value });
-      expect(text).not.toContain('<');
-      expect(JSON.parse(text)).toEqual({ release: value });
-    },
-  );
-});
-
-describe('parsePublicConfig', () => {
-  const config = publicConfigOf(source);
-  it.each([
-    ['the serialized config', serializeForScript(config), config],
-    ['no element', null, undefined],
-    ['empty text', '', undefined],
-    ['not JSON', '{oops', undefined],
-    ['a rate above 1', serializeForScript({ ...config, tracesSampleRate: 2 }), undefined],
-    ['a missing DSN', serializeForScript({ ...config, dsn: undefined }), undefined],
-  ])('%s', (_name, text, expected) => {
-    expect(parsePublicConfig(text)).toEqual(expected);
   });
 });

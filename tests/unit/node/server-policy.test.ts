@@ -58,6 +58,21 @@ describe('isHiddenBuildFile', () => {
     ['/assets/app.css', false],
     ['/favicon.svg', false],
     ['/about.map', false],
+    // Compressed variants of hidden files are hidden too, whoever wrote them.
+    ['/_build/.vite/manifest.json.br', true],
+    ['/_build/.vite/manifest.json.gz', true],
+    ['/_build/.vite', true],
+    ['/_build/.vite/manifest.json/', true],
+    ['/_build/assets/client-abc.js.map.gz', true],
+    ['/_build/assets/client-abc.js.map.br', true],
+    ['/_build/assets/client-abc.js.map%2Ebr', true],
+    ['/_build/assets/client-abc.js.map.gz.br', true],
+    ['/_build/assets/client-abc.js.map/', true],
+    ['/assets/ssr-abc.js.map.br', true],
+    ['/_build/assets/client-abc.js.br', false],
+    ['/_build/assets/client-abc.js.gz', false],
+    ['/_build/assets/vite.svg', false],
+    ['/favicon.svg.br', false],
   ])('%s → %j', (path, hidden) => {
     expect(isHiddenBuildFile(path)).toBe(hidden);
   });

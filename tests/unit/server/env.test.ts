@@ -53,7 +53,16 @@ describe('parseServerEnv', () => {
   it.each([
     ['PORT', 'abc', 'must be a whole number'],
     ['PORT', '70000', 'must be at most 65535'],
-    ['SENTRY_DSN', 'https://o1.ingest.sentry.io/2', 'is not a Sentry DSN'],
+    [
+      'SENTRY_DSN',
+      'https://o1.ingest.sentry.io/2',
+      'is not a Sentry DSN (no public key before the @), got "https://o1.ingest.sentry.io/2"',
+    ],
+    [
+      'SENTRY_DSN',
+      "'https://k@o1.ingest.sentry.io/2'",
+      `is not a Sentry DSN (not a URL), got "'https://k@o1.ingest.sentry.io/2'"; remove the quotes around it`,
+    ],
     ['SENTRY_TUNNEL_ALLOWED_DSNS', 'https://k@x/1,nope', 'is not a Sentry DSN'],
     ['SENTRY_TUNNEL_MAX_BYTES', '-5', 'must be a whole number'],
     ['SENTRY_TUNNEL_TIMEOUT_MS', '0', 'must be at least 1'],

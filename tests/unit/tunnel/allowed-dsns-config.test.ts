@@ -39,6 +39,8 @@ describe('the tunnel allow-list from the environment', () => {
     ['tunnels', false],
   ])('DEBUG=%j turns tunnel debugging %s', (DEBUG, expected) => {
     const result = parseServerEnv({ DEBUG });
-    expect(result.ok && result.config.tunnelDebug).toBe(expected);
+    // A parse failure must fail the test, not pass the rows that expect false.
+    if (!result.ok) throw new Error(result.message);
+    expect(result.config.tunnelDebug).toBe(expected);
   });
 });

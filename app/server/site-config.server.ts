@@ -1,0 +1,32 @@
+/**
+ * The site config (app/site-config.ts) of this process, computed from the environment once:
+ * it changes only with a restart, so no request pays for it.
+ */
+import { publicConfigOf } from '../monitoring/public-config';
+import type { SiteConfig } from '../site-config';
+import { type ServerConfig, serverConfig } from './env.server';
+import { reportingDsn } from './monitoring-mode.server';
+
+/** Pure: the site config of a server config. */
+export function siteConfigOf(config: ServerConfig): SiteConfig {
+  return {
+    monitoring: publicConfigOf({
+      dsn: reportingDsn(config),
+      environment: config.environment,
+      release: config.release,
+      tracesSampleRate: config.tracesSampleRate,
+    }),
+    links: {
+      errorInbox: config.monitoring.kind === 'local-inbox',
+      examplePage: config.exampleRoutes,
+    },
+  };
+}
+
+let site: SiteConfig | undefined;
+
+/** This process's site config; the environment is parsed at start (startup.server.ts). */
+export function siteConfig(): SiteConfig {
+  site ??= siteConfigOf(serverConfig());
+  return site;
+}

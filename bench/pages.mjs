@@ -1,0 +1,206 @@
+// npm run bench:pages: what a page costs with Start, with our monitoring and without, side by
+// side in one run (issue 12). Four servers, each in its own process on 127.0.0.1:
+//   minimal Start 1.120   bench/pages/minimal-start, built here from the same node_modules
+//   bare React 19         renderToPipeableStream on node:http, the same markup: the limit
+//   ours (inbox)          .output/server/index.mjs, SENTRY_DSN unset (local inbox mode)
+//   ours (Sentry)         the same build, SENTRY_DSN set to a fake ingest in this process
+// 1. Throughput: GET /about and / with a browser User-Agent, one load at a time (wrk, else
+//    autocannon, in a process of its own), after a warm-up; the median of BENCH_ROUNDS rounds.
+// 2. The JavaScript Chromium loads for /about: first visit, before hydration, second visit.
+// 3. Issue 12's targets, PASS or FAIL. Figures, not assertions: see README "Performance".
+// Settings: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (16), BENCH_ROUNDS (1), BENCH_WARMUP (s, 2),
+// BENCH_LOAD_TOOL=autocannon to use the fallback even where wrk is installed.
+import { availableParallelism, loadavg } from 'node:os';
+import { ensureBuild } from '../scripts/ensure-build.mjs';
+import { launchBrowser, measurePageScripts } from './pages/browser-bytes.mjs';
+import { ensureMinimalBuild } from './pages/build-minimal.mjs';
+import { startFakeIngest } from './pages/fake-ingest.mjs';
+import { BROWSER_UA, loadTool, runLoad } from './pages/load.mjs';
+import { stopAll } from './pages/processes.mjs';
+import { printBytesTable, printLoadTable, printRounds, printVerdicts } from './pages/report.mjs';
+import { startBareReact, startMinimalStart, startOurs } from './pages/servers.mjs';
+import { verdicts } from './pages/targets.mjs';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
+const PATHS = ['/about', '/'];
+
+// Killed by a signal, 'exit' handlers do not run: exit instead, and processes.mjs kills the
+// children (Playwright closes its browser on exit).
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
+const busy = () =>
+  `load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores`;
+
+/** The page's <main> as served: the servers must render the same markup to be compared. */
+async function mainOf(origin, path) {
+  const response = await fetch(`${origin}${path}`, {
+    headers: { 'user-agent': BROWSER_UA },
+    signal: AbortSignal.timeout(15_000),
+  });
+  const html = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${origin}${path} answered ${response.status}`);
+  return /<main[\s\S]*?<\/main>/.exec(html)?.[0] ?? '';
+}
+
+async function checkSameMarkup(servers) {
+  const [reference, ...others] = servers;
+  const expected = await mainOf(reference.origin, '/about');
+  for (const server of others) {
+    if ((await mainOf(server.origin, '/about')) !== expected) {
+      console.log(`Note: ${server.name}'s /about <main> differs from ${reference.name}'s.`);
+    }
+  }
+  // Every page once, so that no measured request is a server's first.
+  for (const server of servers) await mainOf(server.origin, '/');
+}
+
+/** The round with the median req/s: one noisy round does not decide. */
+function medianRound(rounds) {
+  const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function measureLoad(servers) {
+  const tool = loadTool();
+  console.log(
+    `## Server-side rendering under load\n\n${tool.name} (${tool.why}), 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per server and path after ${WARMUP_S} s of warm-up, ${ROUNDS} round(s), browser User-Agent, one load at a time. Our server with LOAD_SHEDDING_LAG_MS=0 (load shedding off), NODE_ENV=production.\n`,
+  );
+  for (const server of servers) {
+    for (const path of PATHS) {
+      await runLoad({
+        url: `${server.origin}${path}`,
+        connections: CONNECTIONS,
+        durationS: WARMUP_S,
+      });
+    }
+  }
+  const runs = new Map(
+    servers.flatMap((server) => PATHS.map((path) => [`${server.name} ${path}`, []])),
+  );
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const path of PATHS) {
+      for (const server of servers) {
+        const figures = await runLoad({
+          url: `${server.origin}${path}`,
+          connections: CONNECTIONS,
+          durationS: DURATION_S,
+        });
+        runs.get(`${server.name} ${path}`).push(figures);
+      }
+    }
+  }
+  const [minimal] = servers;
+  const rows = PATHS.flatMap((path) =>
+    servers.map((server) => ({
+      server: server.name,
+      path,
+      rounds: runs.get(`${server.name} ${path}`),
+      figures: medianRound(runs.get(`${server.name} ${path}`)),
+      minimal: medianRound(runs.get(`${minimal.name} ${path}`)),
+    })),
+  );
+  printLoadTable(rows);
+  if (ROUNDS > 1) {
+    console.log(`\n(median round of ${ROUNDS} shown above; each round:)`);
+    printRounds(rows);
+  }
+  console.log(
+    '\nx minimal: this row divided by the minimal Start app on the same path. failed: non-2xx/3xx answers and socket errors.',
+  );
+  return rows;
+}
+
+async function measureBytes(servers) {
+  console.log(
+    `\n## JavaScript for a first visit to /about (Chromium, DevTools protocol, KB = 1,000 bytes)\n`,
+  );
+  const columns = [];
+  let browser;
+  try {
+    browser = await launchBrowser();
+  } catch (error) {
+    // The load figures above are still worth having: the targets say what was not measured.
+    console.log(
+      `Chromium did not start: ${error instanceof Error ? error.message.split('\n')[0] : error}`,
+    );
+    process.exitCode = 1;
+    return servers.map((server) => ({ name: server.name, bytes: undefined }));
+  }
+  try {
+    for (const server of servers) {
+      try {
+        columns.push({
+          name: server.name,
+          bytes: await measurePageScripts(browser, `${server.origin}/about`),
+        });
+      } catch (error) {
+        console.log(`${server.name}: ${error instanceof Error ? error.message : error}`);
+        process.exitCode = 1;
+        columns.push({ name: server.name, bytes: undefined });
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  printBytesTable(columns);
+  const unhydrated = columns.filter((column) => column.bytes && !column.bytes.hydrated);
+  for (const column of unhydrated)
+    console.log(`Note: ${column.name} never hydrated <main> within 30 s.`);
+  console.log(`
+first visit: every script up to the load event and network idle, in a fresh browser context.
+raw: decoded bodies; gzip -9: each script gzipped at level 9, summed; on the wire: response
+headers and bodies as sent (CDP encodedDataLength), in the server's own Content-Encoding.
+before hydration: the scripts that had finished loading when React claimed <main> during
+hydration (its fiber key on the element; an approximation of "interactive").
+second visit: a new tab in the same browser context; script requests that went to the server
+(revalidations included) and their bytes. Scripts without max-age or Expires may still come
+from the cache (heuristic freshness, a tenth of their age since Last-Modified): the target
+counts a second visit as free only when every script has explicit freshness.`);
+  return columns;
+}
+
+async function main() {
+  ensureBuild();
+  ensureMinimalBuild();
+  console.log(`Pages bench, ${busy()}.\n`);
+  const ingest = await startFakeIngest();
+  try {
+    // One at a time: four servers starting at once on two cores would time each other out.
+    const minimal = await startMinimalStart();
+    const bare = await startBareReact();
+    const inbox = await startOurs({ name: 'ours (inbox)' });
+    const sentry = await startOurs({ name: 'ours (Sentry)', dsn: ingest.dsn });
+    await checkSameMarkup([minimal, bare, inbox, sentry]);
+
+    const load = await measureLoad([minimal, bare, inbox, sentry]);
+    const bytes = await measureBytes([minimal, inbox, sentry]);
+    console.log(
+      `\nThe fake Sentry ingest received ${ingest.envelopes()} envelope(s) from ours (Sentry).`,
+    );
+
+    console.log('\n## Issue 12 targets (this run)\n');
+    const figuresOf = (name) => ({
+      about: load.find((row) => row.server === name && row.path === '/about')?.figures,
+      bytes: bytes.find((column) => column.name === name)?.bytes,
+    });
+    printVerdicts(
+      [inbox, sentry].map((server) => ({
+        name: server.name,
+        rows: verdicts(figuresOf(server.name), figuresOf(minimal.name)),
+      })),
+    );
+    console.log(
+      `\nDone, ${busy()}. Other work on the machine moves every figure: compare within one run.`,
+    );
+  } finally {
+    await stopAll();
+    await ingest.close();
+  }
+}
+
+await main();

@@ -1,0 +1,25 @@
+import { createFileRoute } from '@tanstack/react-router';
+
+// Copied from the app's app/routes/about.tsx: keep the two the same.
+export const Route = createFileRoute('/about')({
+  head: () => ({ meta: [{ title: 'How errors are handled · Start Monitoring' }] }),
+  component: About,
+});
+
+function About() {
+  return (
+    <main className="page">
+      <h1>How errors are handled</h1>
+      <p>
+        Errors in the browser are reported through <code>/monitoring</code>, a tunnel on this site's
+        own address, so ad blockers do not drop them. The tunnel forwards only to this app's own
+        Sentry projects.
+      </p>
+      <p>
+        When a page fails you see a short, generic message with a digest, never the error's own
+        text. The digest is the key that finds the full report in the server logs and in Sentry.
+      </p>
+      <p>Without a Sentry account the app keeps errors in a local inbox on the server instead.</p>
+    </main>
+  );
+}

@@ -1,0 +1,83 @@
+import { Await, createFileRoute } from '@tanstack/react-router';
+import { Suspense, useState } from 'react';
+import type { RuntimeHealth } from '../../../../../app/server/runtime-health.server';
+import { getAppOverview, getRuntimeHealth } from '../server/home.functions';
+
+// The app's home page (app/routes/index.tsx) in local inbox mode: the same markup, the same
+// deferred 400 ms event-loop sample streamed after the shell.
+const SAMPLE_MS = 400;
+
+export const Route = createFileRoute('/')({
+  loader: async () => ({
+    overview: await getAppOverview(),
+    health: getRuntimeHealth({ data: { sampleMs: SAMPLE_MS } }),
+  }),
+  component: Home,
+});
+
+function Home() {
+  const { overview, health } = Route.useLoaderData();
+  return (
+    <main className="page">
+      <h1>{overview.name}</h1>
+      <p>
+        Version {overview.version}, environment <strong>{overview.environment}</strong>.
+      </p>
+      <section aria-labelledby="monitoring-heading">
+        <h2 id="monitoring-heading">Monitoring</h2>
+        <p data-testid="monitoring-mode">
+          Local inbox mode: no Sentry project is configured, so errors are kept on this server in{' '}
+          <code>{overview.inboxDir}</code>.
+        </p>
+      </section>
+      <section aria-labelledby="health-heading">
+        <h2 id="health-heading">Server health</h2>
+        <Suspense fallback={<p className="muted">Sampling the server's event loop…</p>}>
+          <Await promise={health}>{(data) => <HealthReport initial={data} />}</Await>
+        </Suspense>
+      </section>
+    </main>
+  );
+}
+
+function HealthReport({ initial }: { initial: RuntimeHealth }) {
+  const [health, setHealth] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState(false);
+
+  async function sampleAgain() {
+    setBusy(true);
+    setFailed(false);
+    try {
+      setHealth(await getRuntimeHealth({ data: { sampleMs: SAMPLE_MS } }));
+    } catch {
+      setFailed(true);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div data-testid="health-report">
+      <dl className="facts">
+        <dt>Event-loop delay (p50 / p99)</dt>
+        <dd>
+          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over {health.sampledMs}{' '}
+          ms
+        </dd>
+        <dt>Uptime</dt>
+        <dd data-testid="uptime">{health.uptimeSeconds} s</dd>
+        <dt>Memory</dt>
+        <dd>
+          {health.rssMiB} MiB resident, {health.heapUsedMiB} MiB heap
+        </dd>
+        <dt>Node.js</dt>
+        <dd>{health.nodeVersion}</dd>
+      </dl>
+      <button type="button" onClick={sampleAgain} disabled={busy}>
+        {busy ? 'Sampling…' : 'Sample again'}
+      </button>
+      {failed ? <p role="alert">The server could not be sampled. Try again.</p> : null}
+    </div>
+  );
+}

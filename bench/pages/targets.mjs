@@ -1,0 +1,71 @@
+// Issue 12's targets for our pages, as pure verdicts over the bench's figures (tested in
+// tests/unit/bench-pages.test.ts). Sizes in bytes; KB in the text is 1,000 bytes.
+
+export const TARGETS = {
+  /** /about req/s at least this share of the minimal Start app's. */
+  minRpsRatio: 0.9,
+  /** /about p99 at most this multiple of the minimal Start app's. */
+  maxP99Ratio: 1.3,
+  /** JavaScript before hydration, gzip -9: at most the minimal app's plus this. */
+  maxExtraGzipBeforeHydration: 35_000,
+  /** A first visit to /about: JavaScript on the wire, headers included. */
+  maxFirstVisitWire: 110_000,
+  /** A second visit: JavaScript on the wire. */
+  maxSecondVisitWire: 0,
+};
+
+const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
+
+/**
+ * One verdict per target for one of our servers: { target, pass (true, false, or null when a
+ * figure is missing), detail }. `ours` and `minimal`: { about: { rps, p99 }, bytes: { ... } }
+ * with `bytes` as measurePageScripts returns it (or undefined when that part failed).
+ */
+export function verdicts(ours, minimal, targets = TARGETS) {
+  const rows = [];
+  const add = (target, figures, judge, detail) => {
+    const known = figures.every((figure) => figure !== undefined && !Number.isNaN(figure));
+    rows.push({ target, pass: known ? judge() : null, detail: known ? detail() : 'not measured' });
+  };
+  const rpsRatio = ours.about?.rps / minimal.about?.rps;
+  add(
+    `/about req/s >= ${targets.minRpsRatio} x minimal`,
+    [ours.about?.rps, minimal.about?.rps],
+    () => rpsRatio >= targets.minRpsRatio,
+    () =>
+      `${rpsRatio.toFixed(2)} x (${Math.round(ours.about.rps)} vs ${Math.round(minimal.about.rps)})`,
+  );
+  const p99Ratio = ours.about?.p99 / minimal.about?.p99;
+  add(
+    `/about p99 <= ${targets.maxP99Ratio} x minimal`,
+    [ours.about?.p99, minimal.about?.p99],
+    () => p99Ratio <= targets.maxP99Ratio,
+    () =>
+      `${p99Ratio.toFixed(2)} x (${ours.about.p99.toFixed(1)} vs ${minimal.about.p99.toFixed(1)} ms)`,
+  );
+  const extra = ours.bytes?.beforeHydration.gzip - minimal.bytes?.beforeHydration.gzip;
+  add(
+    `JS before hydration <= minimal + ${kb(targets.maxExtraGzipBeforeHydration)} gzip`,
+    [ours.bytes?.beforeHydration.gzip, minimal.bytes?.beforeHydration.gzip],
+    () => extra <= targets.maxExtraGzipBeforeHydration,
+    () =>
+      `${extra >= 0 ? '+' : ''}${kb(extra)} (${kb(ours.bytes.beforeHydration.gzip)} vs ${kb(minimal.bytes.beforeHydration.gzip)})`,
+  );
+  add(
+    `first visit JS on the wire <= ${kb(targets.maxFirstVisitWire)}`,
+    [ours.bytes?.first.wire],
+    () => ours.bytes.first.wire <= targets.maxFirstVisitWire,
+    () => kb(ours.bytes.first.wire),
+  );
+  // Nothing on the wire now proves little when it rests on heuristic freshness (freshness.mjs).
+  add(
+    'second visit: no JS on the wire',
+    [ours.bytes?.second.wire, ours.bytes?.first.withoutFreshness],
+    () =>
+      ours.bytes.second.wire <= targets.maxSecondVisitWire &&
+      ours.bytes.first.withoutFreshness === 0,
+    () =>
+      `${ours.bytes.second.count} script request(s), ${kb(ours.bytes.second.wire)}; ${ours.bytes.first.withoutFreshness} of ${ours.bytes.first.count} scripts without max-age or Expires`,
+  );
+  return rows;
+}
