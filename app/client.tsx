@@ -4,6 +4,7 @@ import * as Sentry from '@sentry/react';
 import { StartClient } from '@tanstack/react-start';
 import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
+import { OnHydrated } from './components/OnHydrated';
 import { reportCspViolations } from './monitoring/csp-violations';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
@@ -12,8 +13,13 @@ import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from './site-config';
 // The same context the server rendered with, so that hydration renders the same page.
 const site = parseSiteConfig(document.getElementById(SITE_CONFIG_ELEMENT_ID)?.textContent);
 const router = createRouter(site);
+// Tracing and the offline store load once the page has hydrated, not before (decision 0830).
+let markShellHydrated = () => {};
+const shellHydrated = new Promise<void>((resolve) => {
+  markShellHydrated = resolve;
+});
 try {
-  startBrowserMonitoring(router, site?.monitoring);
+  startBrowserMonitoring(router, site?.monitoring, shellHydrated);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);
@@ -28,5 +34,6 @@ hydrateRoot(
   document,
   <StrictMode>
     <StartClient router={router} />
+    <OnHydrated onHydrated={markShellHydrated} />
   </StrictMode>,
 );

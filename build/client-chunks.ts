@@ -3,6 +3,11 @@
  * (`vendor-react-….js`, not `missing-error-component-….js` for React and the router because
  * rollup met that route first). Route chunks are not named here: they keep their route's name.
  * Decision: docs/decisions/0700-client-source-maps-and-debug-ids.md.
+ *
+ * The Sentry SDK is split in two: what reports errors, loaded before hydration (`vendor-sentry`),
+ * and what only tracing and the offline store use, loaded after it with
+ * app/monitoring/late-monitoring.ts (`sentry-tracing`). Decision:
+ * docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  */
 
 /** Package name → chunk, first match wins. */
@@ -13,10 +18,30 @@ const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^@tanstack\//, 'router'],
 ];
 
+/**
+ * The SDK's modules (@sentry/* 11.12) that only tracing and the offline store need: what rollup
+ * itself puts in the lazily imported chunk when left to choose, listed because rollup, left to
+ * choose, would also mix them with our own code (and a chunk's name says whether its frames are
+ * ours, app/monitoring/in-app.ts). A module listed here that the errors-only part needs would
+ * make `vendor-sentry` import `sentry-tracing` before hydration, and one missing stays in
+ * `vendor-sentry`: tests/http/pre-hydration-scripts.test.ts checks both after an SDK upgrade.
+ */
+const SENTRY_TRACING_MODULES: readonly RegExp[] = [
+  /\/@sentry\/react\/build\/esm\/tanstackrouter\.js$/,
+  /\/@sentry\/browser\/build\/npm\/esm\/(prod|dev)\/(tracing\/.*|integrations\/webVitals\.js|transports\/offline\.js)$/,
+  /\/@sentry\/browser-utils\/build\/esm\/(performance\/.*|web-vitals\/(?!utils\.js$).*|instrumentation\/(performanceObserver|location)\.js|isBotUserAgent\.js|networkUtils\.js)$/,
+  /\/@sentry\/core\/build\/esm\/(transports\/offline|fetch|integrations\/spanStreaming|utils\/(traceData|tracePropagationTargets|lru)|tracing\/(idleSpan|sentrySpan|trace|sampling|measurement|logSpans|errors|segmentSpanCaptureStrategy|browserSpanApi|spans\/(spanBuffer|estimateSize|spanNames)))\.js$/,
+  /\/@sentry\/conventions\/dist\/op\.mjs$/,
+  // Google's web-vitals, which only the SDK's tracing (browser-utils' performance observers) uses.
+  /\/node_modules\/web-vitals\//,
+];
+
 /** `build.rollupOptions.output.manualChunks` for the client build. */
 export function clientChunkOf(id: string): string | undefined {
   const pkg = packageOf(id);
   if (pkg === undefined) return undefined;
+  const path = id.replaceAll('\\', '/');
+  if (SENTRY_TRACING_MODULES.some((module) => module.test(path))) return 'sentry-tracing';
   for (const [pattern, chunk] of VENDOR_CHUNKS) if (pattern.test(pkg)) return chunk;
   return 'vendor';
 }

@@ -1,36 +1,46 @@
 /**
  * Assembles the options of the browser's Sentry.init from the public config: pure, so that
- * the limits and filters can be checked in a unit test. app/client.tsx calls Sentry.init.
+ * the limits and filters can be checked in a unit test. start-browser-monitoring.ts calls
+ * Sentry.init with them before hydration: errors only. Tracing and the offline store arrive
+ * after hydration (late-monitoring.ts); docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  */
 
 import type { OfflineTransportOptions } from '@sentry/core';
 import {
   type BrowserOptions,
   defaultStackParser,
-  makeBrowserOfflineTransport,
   makeFetchTransport,
-  tanstackRouterBrowserTracingIntegration,
+  type tanstackRouterBrowserTracingIntegration,
 } from '@sentry/react';
-import { dropSegmentsIntegration } from './drop-segments';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 import {
   EXTENSION_URLS,
   isNoiseEvent,
-  isUnwantedRouterSegment,
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
 import { markInAppFrames } from './in-app';
+import { lazyTransport } from './lazy-transport';
 import type { PublicConfig } from './public-config';
 import { limitStackFrames } from './stack-limit';
 
 /** The seed's transport queue: envelopes waiting to be sent. The browser default is 40. */
 export const TRANSPORT_QUEUE_SIZE = 64;
 
+/** How the browser SDK makes its transport (its options type is not exported). */
+export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
+
 /** The router as the TanStack Router integration takes it. */
 export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegration>[0];
 
-export function browserOptions(config: PublicConfig, router: TracedRouter): BrowserOptions {
+/**
+ * @param offlineTransport resolves with the offline transport once its chunk has loaded (after
+ *   hydration); until then envelopes wait, and if it fails they go out through plain fetch.
+ */
+export function browserOptions(
+  config: PublicConfig,
+  offlineTransport: PromiseLike<BrowserTransportFactory>,
+): BrowserOptions {
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
   const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> = {
@@ -44,14 +54,10 @@ export function browserOptions(config: PublicConfig, router: TracedRouter): Brow
     tunnel: tunnelUrlOf(dsn),
     environment: config.environment,
     release: config.release,
+    // Read when a span starts, so given now although the tracing integrations come later.
     tracesSampleRate: config.tracesSampleRate,
-    integrations: [
-      tanstackRouterBrowserTracingIntegration(router),
-      dropSegmentsIntegration(isUnwantedRouterSegment, router),
-    ],
-    // Envelopes that cannot be sent (offline, network error) wait in IndexedDB and are
-    // retried with back-off, when the browser comes back online, and at the next page load.
-    transport: makeBrowserOfflineTransport(makeFetchTransport),
+    // The offline store (late-monitoring.ts) once it has loaded; what is sent before waits.
+    transport: lazyTransport(offlineTransport, makeFetchTransport),
     transportOptions,
     // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).
     stackParser: markInAppFrames(limitStackFrames(defaultStackParser)),

@@ -8,12 +8,14 @@ import type { StackParser } from '@sentry/core';
 
 /**
  * Chunks holding only library code: the shared chunks build/client-chunks.ts names (react,
- * @sentry, @tanstack, other packages), and vite's empty stand-in for Node built-ins. Every
- * other chunk (routes, `app`, the `client` entry) holds our code.
+ * @sentry before and after hydration, @tanstack, other packages), and vite's empty stand-in for
+ * Node built-ins. Every other chunk (routes, `app`, the `client` entry, `late-monitoring`) holds
+ * our code.
  */
 export const LIBRARY_CHUNKS: readonly string[] = [
   'vendor-react',
   'vendor-sentry',
+  'sentry-tracing',
   'router',
   'vendor',
   '__vite-browser-external',

@@ -7,7 +7,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
 import { errorMessages, spans } from '../support/received-envelopes';
-import { captureInPage, waitForSentryClient } from './support/page-sdk';
+import { captureInPage, waitForTracing } from './support/page-sdk';
 
 let ingest: FakeSentry;
 let server: BuiltServer;
@@ -41,7 +41,8 @@ async function loadAndLetTimePass(page: Page, path: string, meanwhile?: () => Pr
   await page.clock.install({ time: now });
   await page.clock.pauseAt(now + 1_000);
   await page.goto(`${server.url}${path}`);
-  await waitForSentryClient(page);
+  // Tracing loads after hydration; its page load span starts then (at the navigation's start).
+  await waitForTracing(page);
   await meanwhile?.();
   await page.clock.runFor('00:40');
   // A control error goes out after whatever the page load sent: once it has arrived and every

@@ -61,6 +61,8 @@ export function errorMessages(received: ReceivedRequest[]): string[] {
 export interface SegmentSpan {
   name: string;
   isSegment: boolean;
+  /** Seconds since the epoch. */
+  startTimestamp: number;
   attributes: Record<string, unknown>;
 }
 
@@ -74,6 +76,7 @@ export function spans(received: ReceivedRequest[]): SegmentSpan[] {
         items: Array<{
           name: string;
           is_segment: boolean;
+          start_timestamp: number;
           attributes: Record<string, { value: unknown }>;
         }>;
       };
@@ -81,7 +84,12 @@ export function spans(received: ReceivedRequest[]): SegmentSpan[] {
         const attributes: Record<string, unknown> = {};
         for (const [key, value] of Object.entries(span.attributes ?? {}))
           attributes[key] = value?.value;
-        all.push({ name: span.name, isSegment: span.is_segment, attributes });
+        all.push({
+          name: span.name,
+          isSegment: span.is_segment,
+          startTimestamp: span.start_timestamp,
+          attributes,
+        });
       }
     }
   }

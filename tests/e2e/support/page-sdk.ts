@@ -74,3 +74,62 @@ export async function waitForSentryClient(page: Page): Promise<void> {
     )
     .toBe(true);
 }
+
+/**
+ * Waits until tracing has started: it loads after hydration (app/monitoring/late-monitoring.ts),
+ * so a page load span exists only from then on.
+ */
+export async function waitForTracing(page: Page): Promise<void> {
+  await expect.poll(() => tracingStarted(page)).toBe(true);
+}
+
+/** Whether the late part of the monitoring has loaded and added the tracing integration. */
+export function tracingStarted(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    const win = window as unknown as {
+      __SENTRY__?: Record<
+        string,
+        { defaultCurrentScope?: { getClient(): { getIntegrationByName(name: string): unknown } } }
+      > & { version: string };
+    };
+    const client = win.__SENTRY__?.[win.__SENTRY__.version]?.defaultCurrentScope?.getClient();
+    return !!client?.getIntegrationByName('BrowserTracing');
+  });
+}
+
+/**
+ * Starts recording the messages of the error events the SDK hands to its transport (its
+ * `beforeEnvelope` hook): handed over, not necessarily sent yet.
+ */
+export async function recordHandedToTransport(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    type Hooked = { on(hook: string, callback: (envelope: unknown) => void): void };
+    const win = window as unknown as {
+      __SENTRY__: Record<string, { defaultCurrentScope?: { getClient(): Hooked | undefined } }> & {
+        version: string;
+      };
+      __handedToTransport: string[];
+    };
+    const client = win.__SENTRY__[win.__SENTRY__.version]?.defaultCurrentScope?.getClient();
+    if (!client) throw new Error('no Sentry client in the page');
+    win.__handedToTransport = [];
+    client.on('beforeEnvelope', (envelope) => {
+      const items = (envelope as [unknown, Array<[{ type?: string }, unknown]>])[1];
+      for (const [header, payload] of items) {
+        if (header.type !== 'event') continue;
+        const event = payload as {
+          message?: string;
+          exception?: { values?: Array<{ value?: string }> };
+        };
+        win.__handedToTransport.push(event.exception?.values?.at(-1)?.value ?? event.message ?? '');
+      }
+    });
+  });
+}
+
+/** The messages recorded by `recordHandedToTransport`. */
+export function handedToTransport(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () => (window as unknown as { __handedToTransport: string[] }).__handedToTransport,
+  );
+}

@@ -1,9 +1,9 @@
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
 import {
+  type BrowserTransportFactory,
   browserOptions,
   TRANSPORT_QUEUE_SIZE,
-  type TracedRouter,
 } from '../../../app/monitoring/browser-options';
 import {
   EXTENSION_URLS,
@@ -13,8 +13,8 @@ import {
 import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
 import type { PublicConfig } from '../../../app/monitoring/public-config';
 
-// The integration only reads the router once Sentry is set up; assembling options does not.
-const router = {} as TracedRouter;
+// The offline transport's chunk, as start-browser-monitoring.ts hands it over: not loaded here.
+const offlineTransport = new Promise<BrowserTransportFactory>(() => {});
 
 const config: PublicConfig = {
   dsn: 'https://abc@o123.ingest.us.sentry.io/456',
@@ -25,7 +25,7 @@ const config: PublicConfig = {
 };
 
 describe('browserOptions', () => {
-  const options = browserOptions(config, router);
+  const options = browserOptions(config, offlineTransport);
 
   it('reports to the DSN through the tunnel URL computed from it', () => {
     expect(options.dsn).toBe(config.dsn);
@@ -40,7 +40,7 @@ describe('browserOptions', () => {
     ['http://publickey@127.0.0.1:40123/1', '/monitoring?o=0&p=1'],
     [LOCAL_INBOX_DSN, '/monitoring?o=0&p=1'],
   ])('tunnel for %s is %s', (dsn, tunnel) => {
-    expect(browserOptions({ ...config, dsn }, router).tunnel).toBe(tunnel);
+    expect(browserOptions({ ...config, dsn }, offlineTransport).tunnel).toBe(tunnel);
   });
 
   it('tags events with the environment and release, and samples traces at the configured rate', () => {
@@ -54,7 +54,7 @@ describe('browserOptions', () => {
     expect(options.transportOptions?.bufferSize).toBe(64);
   });
 
-  it('sends through the offline transport around fetch, flushing what was stored at start', () => {
+  it('sends through a stand-in for the offline transport, flushing what was stored at start', () => {
     expect(options.transport).toBeTypeOf('function');
     expect(options.transport).not.toBe(makeFetchTransport);
     expect(options.transportOptions).toMatchObject({ flushAtStartup: true });
@@ -64,8 +64,10 @@ describe('browserOptions', () => {
     expect(options.ignoreErrors).toEqual(RESIZE_OBSERVER_LOOP_NOTICES);
     expect(options.denyUrls).toEqual(EXTENSION_URLS);
     expect(options.ignoreSpans).toEqual(NOT_FOUND_SEGMENTS);
-    const names = (options.integrations as Array<{ name: string }>).map((i) => i.name);
-    expect(names).toEqual(expect.arrayContaining(['BrowserTracing', 'DropSegments']));
+  });
+
+  it('starts errors only: the tracing integrations are added after hydration', () => {
+    expect(options.integrations).toBeUndefined();
   });
 
   it('drops noise in beforeSend and keeps other events', () => {
@@ -112,6 +114,6 @@ describe('browserOptions', () => {
   });
 
   it('refuses a config whose DSN is not a DSN', () => {
-    expect(() => browserOptions({ ...config, dsn: 'not a dsn' }, router)).toThrow(/DSN/);
+    expect(() => browserOptions({ ...config, dsn: 'not a dsn' }, offlineTransport)).toThrow(/DSN/);
   });
 });

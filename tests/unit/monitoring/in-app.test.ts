@@ -10,6 +10,7 @@ describe('isInAppFrame', () => {
     // The production build's chunks: libraries are not ours...
     [`${ASSETS}/vendor-react-DDq-4j0n.js`, false],
     [`${ASSETS}/vendor-sentry-D9m0_JGt.js`, false],
+    [`${ASSETS}/sentry-tracing-Cg6AnKCd.js`, false],
     [`${ASSETS}/router-CDdntTyl.js`, false],
     [`${ASSETS}/vendor-SgwAN6kP.js`, false],
     [`${ASSETS}/__vite-browser-external-BH9sb9Nu.js`, false],
@@ -22,6 +23,7 @@ describe('isInAppFrame', () => {
     [`${ASSETS}/client-CW0JEvFH.js`, true],
     [`${ASSETS}/EventList-CQ1rRdFU.js`, true],
     [`${ASSETS}/route-BL9ndFoj.js`, true],
+    [`${ASSETS}/late-monitoring-ChD1Lf38.js`, true],
     // A name that only starts like a library chunk is a route's.
     [`${ASSETS}/vendors-list-AbCdEfGh.js`, true],
     [`${ASSETS}/router-settings-AbCdEfGh.js`, true],
@@ -52,6 +54,8 @@ describe('isInAppFrame', () => {
       '/w/node_modules/scheduler/index.js',
       '/w/node_modules/use-sync-external-store/shim/index.js',
       '/w/node_modules/@sentry/browser/build/npm/esm/index.js',
+      '/w/node_modules/@sentry/browser/build/npm/esm/prod/tracing/browserTracingIntegration.js',
+      '/w/node_modules/web-vitals/dist/web-vitals.js',
       '/w/node_modules/@sentry-internal/replay/build/index.js',
       '/w/node_modules/@tanstack/router-core/dist/esm/router.js',
       '/w/node_modules/valibot/dist/index.js',

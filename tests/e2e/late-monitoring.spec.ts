@@ -1,0 +1,289 @@
+/**
+ * Tracing and the offline store load after hydration (app/monitoring/late-monitoring.ts, in the
+ * `late-monitoring` and `sentry-tracing` chunks); errors are reported from the first script on
+ * (docs/decisions/0830-tracing-and-offline-store-after-hydration.md). The tests hold back the
+ * route's chunk (so the page cannot hydrate) or the late chunks (so tracing cannot start) with
+ * `page.route`, to show what happens before they arrive.
+ */
+import { expect, type Page, test } from '@playwright/test';
+import { LATE_MONITORING_DEADLINE_MS } from '../../app/monitoring/start-browser-monitoring';
+import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { errorMessages, parseEnvelope, spans } from '../support/received-envelopes';
+import { waitUntilReactOwns } from './support/hydration';
+import {
+  captureInPage,
+  handedToTransport,
+  recordHandedToTransport,
+  throwInPage,
+  tracingStarted,
+  waitForSentryClient,
+  waitForTracing,
+} from './support/page-sdk';
+import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
+
+let ingest: FakeSentry;
+let server: BuiltServer;
+
+test.beforeAll(async () => {
+  ingest = await startFakeSentry();
+  server = await startBuiltServer({
+    SENTRY_DSN: ingest.dsn(),
+    SENTRY_TUNNEL_TIMEOUT_MS: String(TUNNEL_TIMEOUT_MS),
+    SENTRY_TRACES_SAMPLE_RATE: '1',
+  });
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await ingest?.close();
+});
+
+test.beforeEach(() => ingest.reset());
+
+const LATE_CHUNK = /\/_build\/assets\/(late-monitoring|sentry-tracing)-[\w-]+\.js$/;
+const ABOUT_CHUNK = /\/_build\/assets\/about-[\w-]+\.js$/;
+
+/** Holds back the page's requests for matching URLs until released, then lets them through or fails them. */
+async function holdRequests(page: Page, url: RegExp) {
+  let release: (outcome: 'arrive' | 'fail') => void = () => {};
+  const released = new Promise<'arrive' | 'fail'>((resolve) => {
+    release = resolve;
+  });
+  const held: string[] = [];
+  await page.route(url, async (route) => {
+    held.push(new URL(route.request().url()).pathname);
+    if ((await released) === 'fail') await route.abort('connectionreset');
+    else await route.continue();
+  });
+  return { held, release };
+}
+
+const navLink = (page: Page) => page.getByRole('link', { name: 'How errors are handled' });
+
+test('an error thrown before hydration waits for the late part, and then arrives', async ({
+  page,
+}) => {
+  const late = await holdRequests(page, LATE_CHUNK);
+  const route = await holdRequests(page, ABOUT_CHUNK);
+  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await waitForSentryClient(page);
+  // The page cannot hydrate without its route's chunk.
+  await expect.poll(() => route.held.length).toBeGreaterThan(0);
+  await recordHandedToTransport(page);
+
+  await throwInPage(page, 'thrown before hydration');
+  await expect.poll(() => handedToTransport(page)).toContain('thrown before hydration');
+  expect(late.held).toEqual([]);
+
+  route.release('arrive');
+  await waitUntilReactOwns(navLink(page));
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  expect(await tracingStarted(page)).toBe(false);
+
+  late.release('arrive');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('thrown before hydration');
+  await waitForTracing(page);
+});
+
+test('the page load trace keeps the navigation start and the route name though tracing starts late', async ({
+  page,
+}) => {
+  const late = await holdRequests(page, LATE_CHUNK);
+  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await waitUntilReactOwns(navLink(page));
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  late.release('arrive');
+  await waitForTracing(page);
+
+  const pageLoads = () =>
+    spans(ingest.received).filter(
+      (span) => span.isSegment && span.attributes['sentry.op'] === 'pageload',
+    );
+  // The page load ends after a second without activity; its spans follow half a second later.
+  await expect.poll(pageLoads, { timeout: 20_000 }).toHaveLength(1);
+  const [pageLoad] = pageLoads();
+  expect(pageLoad?.name).toBe('/about');
+  expect(pageLoad?.attributes['sentry.segment.name.source']).toBe('route');
+
+  const timing = await page.evaluate(() => ({
+    timeOrigin: performance.timeOrigin,
+    lateChunksArrived: performance
+      .getEntriesByType('resource')
+      .filter((entry) => /\/(late-monitoring|sentry-tracing)-/.test(entry.name))
+      .map((entry) => (entry as PerformanceResourceTiming).responseEnd),
+  }));
+  const startAfterNavigationMs = (pageLoad?.startTimestamp ?? 0) * 1000 - timing.timeOrigin;
+  expect(startAfterNavigationMs).toBeLessThanOrEqual(5);
+  expect(startAfterNavigationMs).toBeGreaterThan(-1_000);
+  expect(timing.lateChunksArrived).toHaveLength(2);
+  for (const arrived of timing.lateChunksArrived) {
+    expect(arrived).toBeGreaterThan(startAfterNavigationMs + 5);
+  }
+  // The SDK's own envelopes go out through the browser's fetch, not the traced one.
+  const tunnelSpans = spans(ingest.received).filter((span) =>
+    String(span.attributes['url.full'] ?? span.attributes['http.url'] ?? '').includes(
+      '/monitoring',
+    ),
+  );
+  expect(tunnelSpans).toEqual([]);
+});
+
+test('a page load left before tracing arrives is not traced under the next route name', async ({
+  page,
+}) => {
+  // Paused: no page load ends until the test moves time on.
+  const now = Date.now();
+  await page.clock.install({ time: now });
+  await page.clock.pauseAt(now + 1_000);
+  let pending = 0;
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/monitoring') pending++;
+  });
+  page.on('requestfinished', (request) => {
+    if (new URL(request.url()).pathname === '/monitoring') pending--;
+  });
+  const late = await holdRequests(page, LATE_CHUNK);
+  await page.goto(`${server.url}/`, { waitUntil: 'commit' });
+  await waitUntilReactOwns(navLink(page));
+  await navLink(page).click();
+  await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
+
+  late.release('arrive');
+  await waitForTracing(page);
+  await page.clock.runFor('00:40');
+  // Whatever the page load was going to send has gone once a later error has, and every
+  // tunnel request is answered.
+  await captureInPage(page, 'control after leaving /');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('control after leaving /');
+  await expect.poll(() => pending).toBe(0);
+  const pageLoads = spans(ingest.received).filter(
+    (span) => span.isSegment && span.attributes['sentry.op'] === 'pageload',
+  );
+  expect(pageLoads).toEqual([]);
+});
+
+test('when the late part cannot be loaded, errors still go out, without tracing', async ({
+  page,
+}) => {
+  const late = await holdRequests(page, LATE_CHUNK);
+  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await waitUntilReactOwns(navLink(page));
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  await recordHandedToTransport(page);
+  await throwInPage(page, 'thrown while the late part fails to load');
+  await expect
+    .poll(() => handedToTransport(page))
+    .toContain('thrown while the late part fails to load');
+
+  late.release('fail');
+  await expect
+    .poll(() => errorMessages(ingest.received))
+    .toContain('thrown while the late part fails to load');
+  expect(await tracingStarted(page)).toBe(false);
+});
+
+test('when the page never hydrates, the late part loads at its deadline and the failure arrives', async ({
+  page,
+}) => {
+  // Paused: the deadline passes only when the test says so.
+  const now = Date.now();
+  await page.clock.install({ time: now });
+  await page.clock.pauseAt(now + 1_000);
+  // Hydration fails outright: without its dehydrated state Start throws before any error
+  // boundary exists, and React gives up on the whole document (an error in the root document
+  // itself would do the same).
+  await page.route(
+    (url) => url.pathname === '/about',
+    async (route) => {
+      const response = await route.fetch();
+      const html = (await response.text()).replaceAll('__TSR_SSR__', '__TSR_SSR_GONE__');
+      await route.fulfill({ response, body: html });
+    },
+  );
+  const lateRequests: string[] = [];
+  page.on('request', (request) => {
+    if (LATE_CHUNK.test(new URL(request.url()).pathname)) lateRequests.push(request.url());
+  });
+  const failed = page.waitForEvent('pageerror');
+  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  const failure = (await failed).message;
+  expect(failure).toBe('Invariant failed');
+  await waitForSentryClient(page);
+  expect(lateRequests).toEqual([]);
+
+  await page.clock.runFor(LATE_MONITORING_DEADLINE_MS);
+  await expect.poll(() => errorMessages(ingest.received)).toContain(failure);
+  expect(lateRequests).not.toEqual([]);
+  expect(await navLink(page).count()).toBe(0);
+});
+
+test('a CSP violation before hydration is reported once the late part arrives', async ({
+  page,
+}) => {
+  const route = await holdRequests(page, ABOUT_CHUNK);
+  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await waitForSentryClient(page);
+  await expect.poll(() => route.held.length).toBeGreaterThan(0);
+  await recordHandedToTransport(page);
+
+  await page.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.__injected = true';
+    document.body.append(script);
+  });
+  const message = 'Content-Security-Policy: script-src-elem blocked inline';
+  await expect.poll(() => handedToTransport(page)).toContain(message);
+
+  route.release('arrive');
+  const messages = () =>
+    ingest.received.flatMap((request) =>
+      parseEnvelope(request.body)
+        .items.filter((item) => item.header.type === 'event')
+        .map((item) => (item.payload as { message?: string }).message),
+    );
+  await expect.poll(messages).toContain(message);
+});
+
+/**
+ * Runs in the page before its scripts: for each late chunk the page starts to load (vite's
+ * preload adds a `<link rel="modulepreload">` for it in the same task as the `import()`), notes
+ * whether React owned the page's content (`<main>`, inside the route's Suspense boundary, which
+ * hydrates after the document's shell) at that moment.
+ */
+function watchLateChunkRequests() {
+  const requests: Array<{ chunk: string; contentHydrated: boolean }> = [];
+  (window as unknown as { __lateChunkRequests: typeof requests }).__lateChunkRequests = requests;
+  new MutationObserver((records) => {
+    const main = document.querySelector('main');
+    const contentHydrated =
+      main !== null && Object.keys(main).some((key) => key.startsWith('__reactProps'));
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        const url = (node as HTMLLinkElement).href || (node as HTMLScriptElement).src || '';
+        const chunk = /\/(late-monitoring|sentry-tracing)-[\w-]+\.js$/.exec(url)?.[1];
+        if (chunk) requests.push({ chunk, contentHydrated });
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+}
+
+test('the late chunks are requested only once React owns the page', async ({ page }) => {
+  await page.addInitScript(watchLateChunkRequests);
+  await page.goto(`${server.url}/about`);
+  await waitForTracing(page);
+
+  const requests = await page.evaluate(
+    () =>
+      (
+        window as unknown as {
+          __lateChunkRequests: Array<{ chunk: string; contentHydrated: boolean }>;
+        }
+      ).__lateChunkRequests,
+  );
+  expect(requests.map((request) => request.chunk).sort()).toEqual([
+    'late-monitoring',
+    'sentry-tracing',
+  ]);
+  expect(requests.filter((request) => !request.contentHydrated)).toEqual([]);
+});
