@@ -24,8 +24,12 @@ import { lazyTransport } from './lazy-transport';
 import type { PublicConfig } from './public-config';
 import { limitStackFrames } from './stack-limit';
 
-/** The seed's transport queue: envelopes waiting to be sent. The browser default is 40. */
-export const TRANSPORT_QUEUE_SIZE = 64;
+/**
+ * Envelopes the transport holds while earlier ones are in flight, past which new ones are
+ * dropped: 64, above the browser SDK's 40, so a burst of errors is not cut short
+ * (tests/e2e/browser-reporting.spec.ts sends 100 and counts 64).
+ */
+const TRANSPORT_QUEUE_SIZE = 64;
 
 /** How the browser SDK makes its transport (its options type is not exported). */
 export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;

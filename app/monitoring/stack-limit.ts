@@ -1,7 +1,10 @@
 import type { StackParser } from '@sentry/core';
 
-/** The seed's limit: stack traces keep at most this many frames. */
-export const MAX_STACK_FRAMES = 50;
+/**
+ * Stack traces keep at most this many frames: the ones that locate a failure, and a bound on
+ * what a deep recursion costs to send and store (Sentry's own processing keeps 50 too).
+ */
+const MAX_STACK_FRAMES = 50;
 
 /**
  * A stack parser that keeps the `limit` frames nearest to where the error was thrown. Sentry

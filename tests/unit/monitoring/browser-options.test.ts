@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type BrowserTransportFactory,
   browserOptions,
-  TRANSPORT_QUEUE_SIZE,
 } from '../../../app/monitoring/browser-options';
 import {
   EXTENSION_URLS,
@@ -47,11 +46,6 @@ describe('browserOptions', () => {
     expect(options.environment).toBe('staging');
     expect(options.release).toBe('app@1.2.3');
     expect(options.tracesSampleRate).toBe(0.25);
-  });
-
-  it('queues 64 envelopes, not the browser transport default of 40', () => {
-    expect(TRANSPORT_QUEUE_SIZE).toBe(64);
-    expect(options.transportOptions?.bufferSize).toBe(64);
   });
 
   it('sends through a stand-in for the offline transport, flushing what was stored at start', () => {
