@@ -2,7 +2,7 @@ import type { StackParser } from '@sentry/core';
 
 /**
  * Stack traces keep at most this many frames: the ones that locate a failure, and a bound on
- * what a deep recursion costs to send and store (Sentry's own processing keeps 50 too).
+ * what a deep recursion costs to send and store (the SDK's own stack parser stops at 50 too).
  */
 const MAX_STACK_FRAMES = 50;
 
