@@ -1,6 +1,7 @@
 import * as Sentry from '@sentry/react';
-import { Link, useRouter } from '@tanstack/react-router';
+import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
+import { useSiteConfig } from './use-site-config';
 
 interface Report {
   eventId: string;
@@ -13,7 +14,7 @@ interface Report {
  */
 export function LastReport() {
   const [report, setReport] = useState<Report>();
-  const inbox = useRouter().options.context.site?.links.errorInbox === true;
+  const inbox = useSiteConfig()?.links.errorInbox === true;
   useEffect(() => {
     const client = Sentry.getClient();
     if (!client) return;

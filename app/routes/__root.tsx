@@ -4,12 +4,12 @@ import {
   Link,
   Outlet,
   Scripts,
-  useRouter,
 } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '../components/ErrorFallback';
 import { NotFound } from '../components/NotFound';
 import { SiteConfigScript } from '../components/SiteConfigScript';
+import { useSiteConfig } from '../components/use-site-config';
 import { failRootBeforeLoadOnRequest } from '../server/example.functions';
 import type { RouterContext } from '../site-config';
 import appCss from '../styles/app.css?url';
@@ -47,9 +47,8 @@ function RootComponent() {
 }
 
 function RootDocument({ children }: { children: ReactNode }) {
-  // The router's own context, not the root match's: the error component renders this document
-  // too, also when the root's beforeLoad threw.
-  const site = useRouter().options.context.site;
+  // The error component renders this document too, also when the root's beforeLoad threw.
+  const site = useSiteConfig();
   return (
     <html lang="en">
       <head>

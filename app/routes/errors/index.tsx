@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { ClearInbox } from '../../components/inbox/ClearInbox';
 import { countOf } from '../../components/inbox/count-of';
 import { EventList } from '../../components/inbox/EventList';
+import { useSiteConfig } from '../../components/use-site-config';
 import { listInboxEvents } from '../../server/inbox.functions';
 
 // A bad search value is dropped rather than failing the page.
@@ -70,9 +71,7 @@ function countsLine(inbox: {
 
 /** What to do to see something here: the example page fails on purpose. */
 function EmptyInbox() {
-  const examplePage = Route.useRouteContext({
-    select: (context) => context.site?.links.examplePage,
-  });
+  const examplePage = useSiteConfig()?.links.examplePage;
   return (
     <p>
       No errors captured yet. Errors thrown in this app show up here.{' '}
