@@ -8,8 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { waitUntilReactOwns } from './support/hydration';
-import { waitForSentryClient } from './support/page-sdk';
+import { throwClientErrorOnExamplePage } from './support/example-page';
 
 const PROJECT = resolve(import.meta.dirname, '../..');
 const ROUTE = 'app/routes/sentry-example-page/index.tsx';
@@ -46,17 +45,7 @@ function listed(page: Page, text: string) {
 test('a client error is shown in our source, its React frames folded, its line in the list', async ({
   page,
 }) => {
-  await page.goto(`${server.url}/sentry-example-page`);
-  await waitForSentryClient(page);
-  const eventStored = page.waitForResponse(
-    (response) =>
-      new URL(response.url()).pathname === '/monitoring' &&
-      (response.request().postData() ?? '').includes('"type":"event"'),
-  );
-  const button = page.getByRole('button', { name: 'Throw client error' });
-  await waitUntilReactOwns(button);
-  await button.click();
-  expect((await eventStored).status()).toBe(200);
+  expect((await throwClientErrorOnExamplePage(page, server.url)).status()).toBe(200);
 
   await page.goto(`${server.url}/errors`);
   const ours = listed(page, CLIENT_MESSAGE);

@@ -5,8 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { waitUntilReactOwns } from './support/hydration';
-import { waitForSentryClient } from './support/page-sdk';
+import { throwClientErrorOnExamplePage } from './support/example-page';
 
 let server: BuiltServer;
 
@@ -20,19 +19,8 @@ test.afterAll(async () => {
 test('"Throw client error" on the example page shows up on /errors, with its stack and in-app frames', async ({
   page,
 }) => {
-  await page.goto(`${server.url}/sentry-example-page`);
-  await waitForSentryClient(page);
-  // The SDK also sends sessions and page-load traces: wait for the envelope with the event.
-  const eventStored = page.waitForResponse(
-    (response) =>
-      new URL(response.url()).pathname === '/monitoring' &&
-      (response.request().postData() ?? '').includes('"type":"event"'),
-  );
-  const button = page.getByRole('button', { name: 'Throw client error' });
-  await waitUntilReactOwns(button);
-  await button.click();
   // The tunnel answers once the envelope is in the inbox.
-  const stored = await eventStored;
+  const stored = await throwClientErrorOnExamplePage(page, server.url);
   expect(stored.status()).toBe(200);
   // The page says so, and links to the very event.
   const eventId = /"event_id":"([0-9a-f]{32})"/.exec(stored.request().postData() ?? '')?.[1];
