@@ -214,15 +214,8 @@ describe('createTunnel', () => {
 });
 
 describe('createTunnel when the local inbox fails', () => {
-  it.each([
-    ['rejects', async () => Promise.reject(new Error('EACCES: /secret/path/inbox'))],
-    [
-      'throws synchronously',
-      () => {
-        throw new Error('EACCES: /secret/path/inbox');
-      },
-    ],
-  ])('answers 500 without the error text when the store %s', async (_name, storeLocally) => {
+  /** Posts one local-inbox envelope to a tunnel whose store is `storeLocally`. */
+  async function postWithStore(storeLocally: () => Promise<void>) {
     const failures: string[] = [];
     const tunnel = createTunnel({
       allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
@@ -242,41 +235,32 @@ describe('createTunnel when the local inbox fails', () => {
       const answer = await send(`http://127.0.0.1:${port}/monitoring?o=0&p=1`, {
         body: textEnvelope(LOCAL_INBOX_DSN),
       });
-      expect(answer.status).toBe(500);
-      expect(answer.text).toBe('local inbox failed');
-      expect(failures).toEqual(['[tunnel] 500 local inbox failed: EACCES: /secret/path/inbox']);
+      return { answer, failures };
     } finally {
       local.closeAllConnections();
       await new Promise((done) => local.close(done));
     }
+  }
+
+  it.each([
+    ['rejects', async () => Promise.reject(new Error('EACCES: /secret/path/inbox'))],
+    [
+      'throws synchronously',
+      () => {
+        throw new Error('EACCES: /secret/path/inbox');
+      },
+    ],
+  ])('answers 500 without the error text when the store %s', async (_name, storeLocally) => {
+    const { answer, failures } = await postWithStore(storeLocally);
+    expect(answer.status).toBe(500);
+    expect(answer.text).toBe('local inbox failed');
+    expect(failures).toEqual(['[tunnel] 500 local inbox failed: EACCES: /secret/path/inbox']);
   });
 
   it('answers 503 with Retry-After when the store has too many writes waiting', async () => {
-    const failures: string[] = [];
-    const tunnel = createTunnel({
-      allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
-      maxBytes: 4096,
-      timeoutMs: 500,
-      bodyTimeoutMs: BODY_TIMEOUT_MS,
-      upstream,
-      storeLocally: () => Promise.reject(busyError(256)),
-      localBuffer: createByteBudget(1024 * 1024),
-      log: (line) => failures.push(line),
-      debug: false,
-    });
-    const local = createServer((req, res) => void tunnel(req, res));
-    await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
-    try {
-      const port = (local.address() as AddressInfo).port;
-      const answer = await send(`http://127.0.0.1:${port}/monitoring?o=0&p=1`, {
-        body: textEnvelope(LOCAL_INBOX_DSN),
-      });
-      expect(answer.status).toBe(503);
-      expect(answer.headers.get('retry-after')).toBe('5');
-      expect(failures).toEqual(['[tunnel] 503 local inbox busy: too many envelopes being written']);
-    } finally {
-      local.closeAllConnections();
-      await new Promise((done) => local.close(done));
-    }
+    const { answer, failures } = await postWithStore(() => Promise.reject(busyError(256)));
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
+    expect(failures).toEqual(['[tunnel] 503 local inbox busy: too many envelopes being written']);
   });
 });
