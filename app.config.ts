@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
+import { importAliases } from './build/import-aliases';
 import { inputSourceMaps } from './build/input-source-maps';
 import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
@@ -19,9 +20,13 @@ process.setSourceMapsEnabled(true);
 const serverRouterVite = {
   build: { sourcemap: true, rollupOptions: { onwarn: quietKnownWarnings } },
 };
+// `#app/…` imports (build/import-aliases.ts): every Start router gets this from the top-level
+// `vite` below; the tunnel's own router is given it with its plugins.
+const aliasVite = { resolve: { alias: importAliases } };
 
 export default defineConfig({
   tsr: { appDirectory: 'app' },
+  vite: aliasVite,
   // Hooks that answer before Start renders anything (GET /health).
   routers: {
     ssr: { middleware: './app/server/ssr-middleware.server.ts', vite: serverRouterVite },
@@ -48,6 +53,7 @@ export default defineConfig({
   },
   server: {
     preset: 'node-server',
+    alias: importAliases,
     sourceMap: true,
     rollupConfig: { plugins: [inputSourceMaps()] },
     // Our own entry in place of nitro's: server limits, load shedding, security headers, the
@@ -100,6 +106,8 @@ export default defineConfig({
     target: 'server',
     base: '/monitoring',
     handler: 'app/server/tunnel/http-router.server.ts',
-    plugins: () => [{ name: 'tunnel-source-maps', config: () => serverRouterVite }],
+    plugins: () => [
+      { name: 'tunnel-vite-config', config: () => ({ ...serverRouterVite, ...aliasVite }) },
+    ],
   });
 });

@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { importAliases } from './build/import-aliases';
 
 // vitest does not read app.config.ts; each kind of test gets its own project here.
 export default defineConfig({
+  resolve: { alias: importAliases },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
@@ -12,6 +15,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         esbuild: { jsx: 'automatic' },
         test: {
           name: 'component',
@@ -21,6 +25,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'http',
           include: ['tests/http/**/*.test.ts'],

@@ -1,4 +1,4 @@
-import { SITE_CONFIG_ELEMENT_ID, type SiteConfig, serializeForScript } from '../site-config';
+import { SITE_CONFIG_ELEMENT_ID, type SiteConfig, serializeForScript } from '#app/site-config';
 
 /**
  * The site config as inert JSON in the document; app/client.tsx reads it before creating the

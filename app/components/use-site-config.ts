@@ -1,5 +1,5 @@
 import { useRouter } from '@tanstack/react-router';
-import type { SiteConfig } from '../site-config';
+import type { SiteConfig } from '#app/site-config';
 
 /**
  * The site config, read from the router's own context rather than a match's: the root's error

@@ -6,13 +6,13 @@ import {
   Scripts,
 } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
-import { ErrorFallback } from '../components/ErrorFallback';
-import { NotFound } from '../components/NotFound';
-import { SiteConfigScript } from '../components/SiteConfigScript';
-import { useSiteConfig } from '../components/use-site-config';
-import { failRootBeforeLoadOnRequest } from '../server/example.functions';
-import type { RouterContext } from '../site-config';
-import appCss from '../styles/app.css?url';
+import { ErrorFallback } from '#app/components/ErrorFallback';
+import { NotFound } from '#app/components/NotFound';
+import { SiteConfigScript } from '#app/components/SiteConfigScript';
+import { useSiteConfig } from '#app/components/use-site-config';
+import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
+import type { RouterContext } from '#app/site-config';
+import appCss from '#app/styles/app.css?url';
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   head: () => ({

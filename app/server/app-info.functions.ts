@@ -4,8 +4,8 @@
  */
 import { createServerFn } from '@tanstack/react-start';
 import * as v from 'valibot';
+import { organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
 import packageJson from '../../package.json';
-import { organisationOf, tunnelTargetOf } from '../monitoring/dsn';
 import { serverConfig } from './env.server';
 import { sampleEventLoop } from './runtime-health.server';
 

@@ -3,9 +3,9 @@
  * A bad value stops the server with one message that names every bad variable and why.
  */
 import * as v from 'valibot';
+import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import packageJson from '../../package.json';
-import { type Dsn, isDsn, parseDsn } from '../monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '../monitoring/local-dsn';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;

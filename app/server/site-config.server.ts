@@ -2,8 +2,8 @@
  * The site config (app/site-config.ts) of this process, computed from the environment once:
  * it changes only with a restart, so no request pays for it.
  */
-import { publicConfigOf } from '../monitoring/public-config';
-import type { SiteConfig } from '../site-config';
+import { publicConfigOf } from '#app/monitoring/public-config';
+import type { SiteConfig } from '#app/site-config';
 import { type ServerConfig, serverConfig } from './env.server';
 import { reportingDsn } from './monitoring-mode.server';
 

@@ -7,11 +7,11 @@ import {
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { ErrorFallbackView } from '../../app/components/ErrorFallback';
-import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
-import { reportClientError } from '../../app/monitoring/report-client-error';
+import { ErrorFallbackView } from '#app/components/ErrorFallback';
+import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import { reportClientError } from '#app/monitoring/report-client-error';
 
-vi.mock('../../app/monitoring/report-client-error', () => ({ reportClientError: vi.fn() }));
+vi.mock('#app/monitoring/report-client-error', () => ({ reportClientError: vi.fn() }));
 
 const SECRET = 'db-password-hunter2';
 

@@ -3,9 +3,9 @@
  * Sentry ingest behind SENTRY_DSN, through the server's real tunnel (POST /monitoring).
  */
 import { expect, type Page, type Request, test } from '@playwright/test';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorEvents, errorMessages, parseEnvelope } from '../support/received-envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { errorEvents, errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
 import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 

@@ -4,9 +4,9 @@
  * its spans are flushed) exactly when the test moves time on, not after a real wait.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorMessages, spans } from '../support/received-envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { errorMessages, spans } from '#tests/support/received-envelopes';
 import { captureInPage, waitForTracing } from './support/page-sdk';
 
 let ingest: FakeSentry;

@@ -4,9 +4,9 @@
  * response's nonce is blocked, and the violation reaches Sentry through the tunnel.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorMessages, parseEnvelope } from '../support/received-envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 let ingest: FakeSentry;

@@ -4,10 +4,10 @@
  * usable afterwards.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
-import type { ReceivedRequest } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorEvents } from '../support/received-envelopes';
+import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import type { ReceivedRequest } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { errorEvents } from '#tests/support/received-envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 let server: BuiltServer;

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
 let server: BuiltServer;
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { throwClientErrorOnExamplePage } from './support/example-page';
 
 const PROJECT = resolve(import.meta.dirname, '../..');

@@ -3,9 +3,9 @@
  * text, the list leads to the detail view, and clearing takes a confirmation.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { errorEnvelope } from '../fixtures/inbox-envelopes';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { seedInbox } from '../support/seed-inbox';
+import { errorEnvelope } from '#tests/fixtures/inbox-envelopes';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { seedInbox } from '#tests/support/seed-inbox';
 
 // Two ways in if the page ever rendered event text as HTML: a script, and an event handler.
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">';

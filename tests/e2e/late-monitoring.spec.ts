@@ -6,10 +6,10 @@
  * `page.route`, to show what happens before they arrive.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { LATE_MONITORING_DEADLINE_MS } from '../../app/monitoring/start-browser-monitoring';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { errorMessages, parseEnvelope, spans } from '../support/received-envelopes';
+import { LATE_MONITORING_DEADLINE_MS } from '#app/monitoring/start-browser-monitoring';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { errorMessages, parseEnvelope, spans } from '#tests/support/received-envelopes';
 import { waitUntilReactOwns } from './support/hydration';
 import {
   captureInPage,

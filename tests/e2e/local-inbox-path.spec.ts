@@ -4,7 +4,7 @@
  * SDK, the /monitoring tunnel in local inbox mode, the inbox store and the inbox pages.
  */
 import { expect, test } from '@playwright/test';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { throwClientErrorOnExamplePage } from './support/example-page';
 
 let server: BuiltServer;

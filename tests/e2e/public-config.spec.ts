@@ -3,10 +3,10 @@
  * with another SENTRY_DSN, reports to the new project without a rebuild.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
-import { startFakeSentry } from '../fixtures/fake-sentry';
-import { startBuiltServer } from '../support/built-server';
-import { errorMessages } from '../support/received-envelopes';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { startBuiltServer } from '#tests/support/built-server';
+import { errorMessages } from '#tests/support/received-envelopes';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 async function publicConfigOf(page: Page): Promise<Record<string, unknown>> {

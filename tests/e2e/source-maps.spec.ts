@@ -5,10 +5,10 @@
  * and in_app true on the route's frame, false on React's.
  */
 import { expect, test } from '@playwright/test';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { clientMaps } from '../support/client-build';
-import { parseEnvelope } from '../support/received-envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { clientMaps } from '#tests/support/client-build';
+import { parseEnvelope } from '#tests/support/received-envelopes';
 import { waitUntilReactOwns } from './support/hydration';
 import { waitForSentryClient } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BrowserContext, expect, test } from '@playwright/test';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { PUBLIC_DIR } from '../support/client-build';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { PUBLIC_DIR } from '#tests/support/client-build';
 
 let server: BuiltServer;
 

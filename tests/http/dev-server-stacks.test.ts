@@ -3,8 +3,8 @@
  * server does: Node's source maps read vite's inline maps (app.config.ts turns them on).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type DevServer, startDevServer } from '../support/dev-server';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type DevServer, startDevServer } from '#tests/support/dev-server';
 
 let dev: DevServer;
 beforeAll(async () => {

@@ -4,8 +4,8 @@
  */
 import { Agent, request } from 'node:http';
 import { expect, it } from 'vitest';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { startBuiltServer } from '../support/built-server';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { startBuiltServer } from '#tests/support/built-server';
 
 const CONNECTIONS = 24;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import packageJson from '../../package.json';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
 
 describe('GET /health', () => {
   let server: BuiltServer;

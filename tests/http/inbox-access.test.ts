@@ -4,13 +4,13 @@
  * they ask for the page or call its server functions directly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
-import { errorEnvelope } from '../fixtures/inbox-envelopes';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { textEnvelope } from '../support/envelopes';
-import { type RawAnswer, rawRequest } from '../support/raw-request';
-import { seedInbox } from '../support/seed-inbox';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { errorEnvelope } from '#tests/fixtures/inbox-envelopes';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { textEnvelope } from '#tests/support/envelopes';
+import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
+import { seedInbox } from '#tests/support/seed-inbox';
 
 const SECRET = 'secret-message-only-the-inbox-may-show';
 const EVENT_ID = 'abcdef0123456789abcdef0123456789';

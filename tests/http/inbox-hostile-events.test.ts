@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { send } from '../support/envelopes';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { send } from '#tests/support/envelopes';
 
 const ids = {
   normal: '1'.repeat(32),

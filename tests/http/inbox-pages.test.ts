@@ -8,11 +8,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openInbox } from '../../app/server/inbox/inbox.server';
-import { errorEnvelope, sessionEnvelope } from '../fixtures/inbox-envelopes';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { withoutTextSeparators } from '../support/html-text';
-import { seedInbox } from '../support/seed-inbox';
+import { openInbox } from '#app/server/inbox/inbox.server';
+import { errorEnvelope, sessionEnvelope } from '#tests/fixtures/inbox-envelopes';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { withoutTextSeparators } from '#tests/support/html-text';
+import { seedInbox } from '#tests/support/seed-inbox';
 
 const OLD_ID = '1'.repeat(32);
 const NEW_ID = '2'.repeat(32);

@@ -6,10 +6,10 @@
  */
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { textEnvelope } from '../support/envelopes';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { textEnvelope } from '#tests/support/envelopes';
 
 let server: BuiltServer;
 

@@ -6,12 +6,16 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
-import { isEntryName } from '../../app/server/inbox/inbox-file-names';
-import { type FakeSentry, type ReceivedRequest, startFakeSentry } from '../fixtures/fake-sentry';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { parseEnvelope } from '../support/received-envelopes';
+import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import { isEntryName } from '#app/server/inbox/inbox-file-names';
+import {
+  type FakeSentry,
+  type ReceivedRequest,
+  startFakeSentry,
+} from '#tests/fixtures/fake-sentry';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { parseEnvelope } from '#tests/support/received-envelopes';
 
 // Markers planted in the thrown messages (see the example routes): stand-ins for secrets.
 const SSR_SECRET = 'ssr-loader-secret-4b1d';

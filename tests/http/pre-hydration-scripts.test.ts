@@ -6,9 +6,9 @@
  * also the check build/client-chunks.ts relies on after an SDK upgrade.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { clientChunks } from '../support/client-build';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { clientChunks } from '#tests/support/client-build';
 
 /** Strings only tracing or the offline store carry (checked to be in `sentry-tracing` below). */
 const LATE_MARKERS = [

@@ -10,10 +10,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { CLIENT_MAPS_DIR, filesUnder, PUBLIC_DIR } from '../support/client-build';
-import { type RawAnswer, rawRequest } from '../support/raw-request';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { CLIENT_MAPS_DIR, filesUnder, PUBLIC_DIR } from '#tests/support/client-build';
+import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** What Chromium and Firefox send. */

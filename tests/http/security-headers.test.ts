@@ -4,8 +4,8 @@
  * anything, the vite manifest and source maps are not served, HSTS only behind https.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_USER_AGENT } from '../support/browser-agent';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
 const BASE_HEADERS = {
   'x-content-type-options': 'nosniff',

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_FUNCTION_MAX_BODY_BYTES } from '../../app/server/server-functions/body-limit';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { parseEnvelope } from '../support/received-envelopes';
+import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/server-functions/body-limit';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { parseEnvelope } from '#tests/support/received-envelopes';
 
 // Server function ids are derived from file and export name by Start's compiler.
 const LIST_EVENTS =

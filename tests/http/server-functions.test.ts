@@ -3,7 +3,7 @@
  * short 404 and leaves the log alone; real ones still reach Start.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
 // Server function ids are derived from file and export name by Start's compiler.
 const FAILING_FN =

@@ -3,8 +3,8 @@
  * process exits, so the events of a server's last moments are not lost with it.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
 let sentry: FakeSentry;
 let server: BuiltServer;

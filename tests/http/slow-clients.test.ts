@@ -6,8 +6,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HEADERS_TIMEOUT_MS } from '../../app/server/node/server-limits';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { HEADERS_TIMEOUT_MS } from '#app/server/node/server-limits';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
 const PER_CLIENT = 100;
 

@@ -10,9 +10,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeSentryApi, startFakeSentryApi } from '../fixtures/fake-sentry-api';
-import { readArtifactBundle } from '../support/artifact-bundle';
-import { CLIENT_MAPS_DIR, clientChunks, debugIdsOf } from '../support/client-build';
+import { type FakeSentryApi, startFakeSentryApi } from '#tests/fixtures/fake-sentry-api';
+import { readArtifactBundle } from '#tests/support/artifact-bundle';
+import { CLIENT_MAPS_DIR, clientChunks, debugIdsOf } from '#tests/support/client-build';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SCRIPT = join(ROOT, 'scripts/upload-source-maps.mjs');

@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInAppFrame } from '../../app/monitoring/in-app';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { isInAppFrame } from '#app/monitoring/in-app';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import {
   CLIENT_MAPS_DIR,
   clientChunks,
@@ -16,8 +16,8 @@ import {
   debugIdsOf,
   filesUnder,
   PUBLIC_DIR,
-} from '../support/client-build';
-import { parseEnvelope } from '../support/received-envelopes';
+} from '#tests/support/client-build';
+import { parseEnvelope } from '#tests/support/received-envelopes';
 
 // Where the example loader throws: app/routes/sentry-example-page/ssr-error.tsx, line 7.
 const LOADER_FRAME = /at loader \(\S*app\/routes\/sentry-example-page\/ssr-error\.tsx:7:\d+\)/;

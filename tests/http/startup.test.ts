@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runBuiltServerToExit, startBuiltServer } from '../support/built-server';
+import { runBuiltServerToExit, startBuiltServer } from '#tests/support/built-server';
 
 describe('server start', () => {
   it('stops with one message naming every bad variable and why', async () => {

@@ -1,7 +1,7 @@
 /** POST /monitoring forwards allowed envelopes to Sentry byte for byte and passes Sentry's answer back. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import {
   binaryEnvelope,
   chunkedBody,
@@ -9,7 +9,7 @@ import {
   send,
   textEnvelope,
   until,
-} from '../support/envelopes';
+} from '#tests/support/envelopes';
 
 let fake: FakeSentry;
 let server: BuiltServer;

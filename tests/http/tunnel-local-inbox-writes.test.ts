@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { binaryEnvelope, send } from '../support/envelopes';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { binaryEnvelope, send } from '#tests/support/envelopes';
 
 const TUNNEL = '/monitoring?o=0&p=1';
 const servers: BuiltServer[] = [];

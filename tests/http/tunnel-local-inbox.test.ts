@@ -3,10 +3,10 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../app/monitoring/local-dsn';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { eventId, send, textEnvelope, until } from '../support/envelopes';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { eventId, send, textEnvelope, until } from '#tests/support/envelopes';
 
 let fake: FakeSentry;
 let server: BuiltServer;

@@ -4,9 +4,16 @@
  * fake ingest must hold exactly that one.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { type Answer, chunkedBody, eventId, send, textEnvelope, until } from '../support/envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import {
+  type Answer,
+  chunkedBody,
+  eventId,
+  send,
+  textEnvelope,
+  until,
+} from '#tests/support/envelopes';
 
 const MAX_BYTES = 8192;
 

@@ -1,8 +1,8 @@
 /** The tunnel is exactly /monitoring, and survives a flood of bad requests. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { chunkedBody, eventId, send, textEnvelope } from '../support/envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { chunkedBody, eventId, send, textEnvelope } from '#tests/support/envelopes';
 
 let fake: FakeSentry;
 let server: BuiltServer;

@@ -1,9 +1,9 @@
 /** Sentry unreachable, resetting or silent: 502 / 504, and the server keeps serving. */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeSentry, startFakeSentry } from '../fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '../support/built-server';
-import { eventId, send, textEnvelope } from '../support/envelopes';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { eventId, send, textEnvelope } from '#tests/support/envelopes';
 
 let fake: FakeSentry;
 let server: BuiltServer;

@@ -1,5 +1,5 @@
 /** Reading what the fake ingest received: envelopes, error events, span segments. */
-import type { ReceivedRequest } from '../fixtures/fake-sentry';
+import type { ReceivedRequest } from '#tests/fixtures/fake-sentry';
 
 export interface EnvelopeItem {
   header: { type?: string; [key: string]: unknown };

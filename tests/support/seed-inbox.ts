@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { entryName } from '../../app/server/inbox/inbox-file-names';
+import { entryName } from '#app/server/inbox/inbox-file-names';
 
 export function seedInbox(envelopes: Uint8Array[]): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'inbox-seed-')), 'inbox');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeDigest, fingerprintOf } from '../../app/server/failures/digest.server';
+import { computeDigest, fingerprintOf } from '#app/server/failures/digest.server';
 
 function thrownAt(message: string): Error {
   return new Error(message);

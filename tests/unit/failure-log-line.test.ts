@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureLogLine } from '../../app/server/failures/log-line';
+import { failureLogLine } from '#app/server/failures/log-line';
 
 const context = { phase: 'loader', route: '/r', method: 'GET', url: '/r?q=1' } as const;
 const now = new Date('2026-01-02T03:04:05.000Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeFailure, SERVER_FAILURE_MESSAGE } from '../../app/monitoring/failure-view';
+import { describeFailure, SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 
 describe('describeFailure with the digest of a server render failure', () => {
   it.each([

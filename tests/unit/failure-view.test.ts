@@ -3,7 +3,7 @@ import {
   CLIENT_FAILURE_MESSAGE,
   describeFailure,
   SERVER_FAILURE_MESSAGE,
-} from '../../app/monitoring/failure-view';
+} from '#app/monitoring/failure-view';
 
 const withDigest = Object.assign(new Error('db password is hunter2'), { digest: 'abc123def0' });
 

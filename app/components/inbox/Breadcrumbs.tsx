@@ -1,4 +1,4 @@
-import type { BreadcrumbDetail } from '../../server/inbox/inbox-event';
+import type { BreadcrumbDetail } from '#app/server/inbox/inbox-event';
 import { formatUtc } from './format-time';
 
 /** What happened before the event, oldest first, as Sentry shows it. */

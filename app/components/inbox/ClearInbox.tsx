@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router';
-import { clearInbox } from '../../server/inbox.functions';
+import { clearInbox } from '#app/server/inbox.functions';
 import { countOf } from './count-of';
 
 /**

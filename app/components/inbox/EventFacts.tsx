@@ -1,4 +1,4 @@
-import type { EventSummary } from '../../server/inbox/inbox-event';
+import type { EventSummary } from '#app/server/inbox/inbox-event';
 
 /**
  * The facts the list and the detail view both show about an event, as `<dt>`/`<dd>` pairs for

@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router';
-import type { ListedEvent } from '../../server/inbox/inbox-view';
+import type { ListedEvent } from '#app/server/inbox/inbox-view';
 import { EventFacts } from './EventFacts';
 import { formatUtc } from './format-time';
 

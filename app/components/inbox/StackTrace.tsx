@@ -1,4 +1,4 @@
-import type { ExceptionView, FrameRun, FrameView } from '../../server/inbox/stack-view';
+import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/stack-view';
 import { countOf } from './count-of';
 
 /**

@@ -1,10 +1,10 @@
 import { createFileRoute, Link } from '@tanstack/react-router';
-import { Breadcrumbs } from '../../components/inbox/Breadcrumbs';
-import { EventFacts } from '../../components/inbox/EventFacts';
-import { headline } from '../../components/inbox/EventList';
-import { formatUtc } from '../../components/inbox/format-time';
-import { StackTrace } from '../../components/inbox/StackTrace';
-import { getInboxEvent } from '../../server/inbox.functions';
+import { Breadcrumbs } from '#app/components/inbox/Breadcrumbs';
+import { EventFacts } from '#app/components/inbox/EventFacts';
+import { headline } from '#app/components/inbox/EventList';
+import { formatUtc } from '#app/components/inbox/format-time';
+import { StackTrace } from '#app/components/inbox/StackTrace';
+import { getInboxEvent } from '#app/server/inbox.functions';
 
 export const Route = createFileRoute('/errors/$eventId')({
   loader: ({ params }) => getInboxEvent({ data: { eventId: params.eventId } }),

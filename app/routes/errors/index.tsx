@@ -1,10 +1,10 @@
 import { createFileRoute, Link } from '@tanstack/react-router';
 import * as v from 'valibot';
-import { ClearInbox } from '../../components/inbox/ClearInbox';
-import { countOf } from '../../components/inbox/count-of';
-import { EventList } from '../../components/inbox/EventList';
-import { useSiteConfig } from '../../components/use-site-config';
-import { listInboxEvents } from '../../server/inbox.functions';
+import { ClearInbox } from '#app/components/inbox/ClearInbox';
+import { countOf } from '#app/components/inbox/count-of';
+import { EventList } from '#app/components/inbox/EventList';
+import { useSiteConfig } from '#app/components/use-site-config';
+import { listInboxEvents } from '#app/server/inbox.functions';
 
 // A bad search value is dropped rather than failing the page.
 const ErrorsSearch = v.object({

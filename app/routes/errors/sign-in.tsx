@@ -1,6 +1,6 @@
 import { createFileRoute, Link, redirect } from '@tanstack/react-router';
 import * as v from 'valibot';
-import { getInboxAccess, signInToInbox } from '../../server/inbox-access.functions';
+import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.functions';
 
 const SignInSearch = v.object({
   failed: v.fallback(v.optional(v.literal(1)), undefined),

@@ -1,7 +1,7 @@
 import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
 import { useState } from 'react';
-import { LastReport } from '../../components/LastReport';
-import { callFailingExample } from '../../server/example.functions';
+import { LastReport } from '#app/components/LastReport';
+import { callFailingExample } from '#app/server/example.functions';
 
 export const Route = createFileRoute('/sentry-example-page/')({
   head: () => ({ meta: [{ title: 'Sentry example page · Start Monitoring' }] }),

@@ -1,4 +1,4 @@
-import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
+import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 
 /**
  * The only form in which a server-side failure leaves the server: the generic message and the

@@ -5,9 +5,9 @@
  */
 import { Scope } from '@sentry/core';
 import { ServerRuntimeClient } from '@sentry/core/server';
-import { serverConfig } from '../env.server';
-import { reportingDsn } from '../monitoring-mode.server';
-import { processShared } from '../process-shared.server';
+import { serverConfig } from '#app/server/env.server';
+import { reportingDsn } from '#app/server/monitoring-mode.server';
+import { processShared } from '#app/server/process-shared.server';
 import type { FailureContext } from './log-line';
 import { serverStackParser } from './server-stack-parser.server';
 import { makeFetchTransport, makeInboxTransport } from './transports.server';

@@ -9,9 +9,12 @@
 import { isNotFound, isRedirect } from '@tanstack/react-router';
 import { createMiddleware, startSerializer } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
-import { describeInvalidInput, invalidInputIssues } from '../server-functions/invalid-input';
-import { refusalLogLine } from '../server-functions/refusal-log-line';
-import { SERVER_FUNCTION_BASE } from '../server-functions/server-function-id';
+import {
+  describeInvalidInput,
+  invalidInputIssues,
+} from '#app/server/server-functions/invalid-input';
+import { refusalLogLine } from '#app/server/server-functions/refusal-log-line';
+import { SERVER_FUNCTION_BASE } from '#app/server/server-functions/server-function-id';
 import { captureServerFailure } from './record-failure.server';
 
 export const serverFunctionFailures = createMiddleware().server(async ({ next, functionId }) => {

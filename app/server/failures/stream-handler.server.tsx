@@ -14,10 +14,10 @@ import { isbot } from 'isbot';
 import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
-import { SERVER_FAILURE_MESSAGE } from '../../monitoring/failure-view';
-import { newNonce } from '../security/nonce.server';
-import { scriptNonceStream } from '../security/script-nonce.server';
-import { pageContentSecurityPolicy } from '../security/security-headers';
+import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import { newNonce } from '#app/server/security/nonce.server';
+import { scriptNonceStream } from '#app/server/security/script-nonce.server';
+import { pageContentSecurityPolicy } from '#app/server/security/security-headers';
 import { type ClientWatch, watchClient } from './client-gone.server';
 import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';

@@ -8,8 +8,8 @@ import {
   type Transport,
   type TransportMakeRequestResponse,
 } from '@sentry/core';
-import { localInbox } from '../inbox/inbox.server';
-import { processShared } from '../process-shared.server';
+import { localInbox } from '#app/server/inbox/inbox.server';
+import { processShared } from '#app/server/process-shared.server';
 
 type MakeRequest = Parameters<typeof createTransport>[1];
 

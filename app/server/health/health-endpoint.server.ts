@@ -5,10 +5,10 @@
  * router of its own: docs/decisions/0301-health-before-start.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serverConfig } from '#app/server/env.server';
+import { lagMonitor } from '#app/server/node/event-loop-lag.server';
+import { isShuttingDown } from '#app/server/node/shutdown-state.server';
 import packageJson from '../../../package.json';
-import { serverConfig } from '../env.server';
-import { lagMonitor } from '../node/event-loop-lag.server';
-import { isShuttingDown } from '../node/shutdown-state.server';
 import { healthReport } from './health-report';
 
 export function answerHealth(req: IncomingMessage, res: ServerResponse): void {

@@ -11,7 +11,7 @@
  * Lenient on purpose: the inbox shows what arrived, so a broken item ends the parse
  * with the items read so far instead of throwing.
  */
-import { isRecord } from '../is-record';
+import { isRecord } from '#app/server/is-record';
 
 export interface EnvelopeItem {
   header: Record<string, unknown>;

@@ -5,7 +5,7 @@
  * foresees into a frame's reason; anything else falls back to the stack as it came, reported
  * once through the inbox's own report channel (an unreadable entry's).
  */
-import { processShared } from '../process-shared.server';
+import { processShared } from '#app/server/process-shared.server';
 import { INBOX_LIMIT, type LocalInbox } from './inbox.server';
 import type { ExceptionDetail } from './inbox-event';
 import { readEventStack } from './inbox-event';

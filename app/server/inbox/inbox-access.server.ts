@@ -1,7 +1,7 @@
 /** The inbox access policy (./inbox-access.ts) applied to the request being served. */
 import { getEvent } from '@tanstack/react-start/server';
-import { serverConfig } from '../env.server';
-import { peerAddressOf } from '../node/peer-address';
+import { serverConfig } from '#app/server/env.server';
+import { peerAddressOf } from '#app/server/node/peer-address';
 import { type InboxAccessDecision, inboxAccessDecision, sessionFromCookies } from './inbox-access';
 
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];

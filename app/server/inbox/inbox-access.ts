@@ -5,8 +5,8 @@
  * (docs/decisions/0305-private-inbox.md).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { InboxAccess } from '../env.server';
-import { isLoopbackAddress, isLoopbackHost } from '../security/loopback';
+import type { InboxAccess } from '#app/server/env.server';
+import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
 
 export const INBOX_SESSION_COOKIE = 'inbox_session';
 /** A week: long enough for a debugging session, short enough that a lost laptop expires. */

@@ -3,7 +3,7 @@
  * detail of one event. Pure functions over the bytes; the event payload format is
  * https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
-import { isRecord } from '../is-record';
+import { isRecord } from '#app/server/is-record';
 import { type Envelope, payloadJson, splitEnvelope } from './envelope';
 import { normaliseEvent } from './normalise-event';
 

@@ -2,7 +2,10 @@
  * What the /errors pages receive: plain, serialisable shapes built from the store's
  * entries. Pure, so paging and counting are tested without a server.
  */
-import { type StateChangeRequest, stateChangeRefusal } from '../security/state-change-guard';
+import {
+  type StateChangeRequest,
+  stateChangeRefusal,
+} from '#app/server/security/state-change-guard';
 import { countItemType, type EventSummary, emptyItemCounts } from './inbox-event';
 
 export const INBOX_PAGE_SIZE = 50;

@@ -15,7 +15,7 @@
  *   wait for them.
  */
 import { Worker } from 'node:worker_threads';
-import { processShared } from '../process-shared.server';
+import { processShared } from '#app/server/process-shared.server';
 import {
   asTransferable,
   busyError,

@@ -18,8 +18,8 @@
 import { randomInt } from 'node:crypto';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { serverConfig } from '../env.server';
-import { processShared } from '../process-shared.server';
+import { serverConfig } from '#app/server/env.server';
+import { processShared } from '#app/server/process-shared.server';
 import { type EnvelopeSummary, emptyItemCounts, summarizeEnvelope } from './inbox-event';
 import {
   entryName,

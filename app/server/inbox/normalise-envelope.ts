@@ -3,7 +3,7 @@
  * would keep), every other item and byte exactly as it arrived. An envelope with nothing to
  * cut is returned as the very bytes given.
  */
-import { isRecord } from '../is-record';
+import { isRecord } from '#app/server/is-record';
 import { type EnvelopeItem, headerLineOf, joinEnvelope, splitEnvelope } from './envelope';
 import { normaliseEvent } from './normalise-event';
 

@@ -22,7 +22,7 @@
  *   budget are dropped.
  */
 import { normalize, truncate } from '@sentry/core';
-import { isRecord } from '../is-record';
+import { isRecord } from '#app/server/is-record';
 
 export const EVENT_LIMITS = {
   framesPerStack: 50,

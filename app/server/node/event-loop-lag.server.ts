@@ -4,7 +4,7 @@
  * every module copy (process-shared.server.ts), started by whichever asks first.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { processShared } from '../process-shared.server';
+import { processShared } from '#app/server/process-shared.server';
 import { nextShedding } from './load-shedding';
 
 /** The histogram's own timer period; its samples are the extra delay on top of it. */

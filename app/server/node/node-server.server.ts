@@ -21,18 +21,21 @@ import { fileURLToPath } from 'node:url';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
 import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
-import { acceptedCodings } from '../compression/content-coding';
-import { isVariantRequest } from '../compression/precompressed';
-import { serverConfig } from '../env.server';
-import { answerHealth } from '../health/health-endpoint.server';
-import { isHealthPath } from '../health/health-report';
-import { describeInboxAccess, describeMonitoring } from '../monitoring-mode.server';
-import { baseSecurityHeaders } from '../security/security-headers';
-import { bodyLimitRefusal } from '../server-functions/body-limit';
-import { refusalLogLine } from '../server-functions/refusal-log-line';
-import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '../server-functions/server-function-id';
-import { theTunnel } from '../tunnel/tunnel-instance.server';
-import { isTunnelPath } from '../tunnel/tunnel-path';
+import { acceptedCodings } from '#app/server/compression/content-coding';
+import { isVariantRequest } from '#app/server/compression/precompressed';
+import { serverConfig } from '#app/server/env.server';
+import { answerHealth } from '#app/server/health/health-endpoint.server';
+import { isHealthPath } from '#app/server/health/health-report';
+import { describeInboxAccess, describeMonitoring } from '#app/server/monitoring-mode.server';
+import { baseSecurityHeaders } from '#app/server/security/security-headers';
+import { bodyLimitRefusal } from '#app/server/server-functions/body-limit';
+import { refusalLogLine } from '#app/server/server-functions/refusal-log-line';
+import {
+  SERVER_FUNCTION_BASE,
+  serverFunctionIdOf,
+} from '#app/server/server-functions/server-function-id';
+import { theTunnel } from '#app/server/tunnel/tunnel-instance.server';
+import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
 import { createAdmission } from './admission';
 import { cacheControlOf } from './cache-policy';
 import { decodeLoadedSourceMaps } from './decode-source-maps.server';

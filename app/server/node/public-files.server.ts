@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { withoutVariants } from '../compression/precompressed';
+import { withoutVariants } from '#app/server/compression/precompressed';
 
 /** A public folder is a handful of files; past this, something is wrong and the rest waits. */
 const MAX_LISTED = 20_000;

@@ -1,5 +1,5 @@
 /** Whether this process has begun its graceful shutdown: one flag per process. */
-import { processShared } from '../process-shared.server';
+import { processShared } from '#app/server/process-shared.server';
 
 const state = processShared('shutdown-state', () => ({ shuttingDown: false }));
 

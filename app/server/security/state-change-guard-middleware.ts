@@ -5,7 +5,7 @@
  */
 import { createMiddleware } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
-import { serverConfig } from '../env.server';
+import { serverConfig } from '#app/server/env.server';
 import { stateChangeRefusal } from './state-change-guard';
 
 export const stateChangeGuard = createMiddleware().server(async ({ next, functionId }) => {

@@ -12,7 +12,7 @@ import {
   sameDsn,
   type TunnelTarget,
   tunnelTargetOf,
-} from '../../monitoring/dsn';
+} from '#app/monitoring/dsn';
 
 export interface Destination {
   dsn: Dsn;

@@ -3,7 +3,7 @@
  * https://develop.sentry.dev/sdk/data-model/envelopes/
  * Framework-free: works on bytes; only the header line is ever decoded, never the items.
  */
-import { isRecord } from '../is-record';
+import { isRecord } from '#app/server/is-record';
 
 /** The header line must end within this many bytes, as in Sentry's own tunnel. */
 export const MAX_HEADER_BYTES = 64 * 1024;

@@ -3,7 +3,7 @@
  * Framework-free: a string in, a target or a reason out.
  */
 import * as v from 'valibot';
-import type { TunnelTarget } from '../../monitoring/dsn';
+import type { TunnelTarget } from '#app/monitoring/dsn';
 
 const digits = (name: string) =>
   v.pipe(

@@ -1,8 +1,8 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
-import { serverConfig } from '../env.server';
-import { localInbox } from '../inbox/inbox.server';
-import { theInboxWriter } from '../inbox/inbox-writer.server';
-import { localInboxDsnOf } from '../monitoring-mode.server';
+import { serverConfig } from '#app/server/env.server';
+import { localInbox } from '#app/server/inbox/inbox.server';
+import { theInboxWriter } from '#app/server/inbox/inbox-writer.server';
+import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { createAllowList } from './allow-list';
 import { createByteBudget } from './byte-budget';
 import { createTunnel, type TunnelHandler } from './tunnel';

@@ -20,7 +20,7 @@ import type {
   ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
-import { isInboxBusy } from '../inbox/inbox-writer-protocol';
+import { isInboxBusy } from '#app/server/inbox/inbox-writer-protocol';
 import type { AllowList, Destination } from './allow-list';
 import type { ByteBudget } from './byte-budget';
 import { HeaderLineScanner, parseEnvelopeHeader } from './envelope-header';

@@ -1,6 +1,6 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Breadcrumbs } from '../../../app/components/inbox/Breadcrumbs';
+import { Breadcrumbs } from '#app/components/inbox/Breadcrumbs';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 

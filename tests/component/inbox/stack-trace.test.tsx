@@ -1,7 +1,7 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { StackTrace } from '../../../app/components/inbox/StackTrace';
-import type { ExceptionView, FrameView } from '../../../app/server/inbox/stack-view';
+import { StackTrace } from '#app/components/inbox/StackTrace';
+import type { ExceptionView, FrameView } from '#app/server/inbox/stack-view';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const ROUTE = 'app/routes/sentry-example-page/index.tsx';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acceptedCodings } from '../../../app/server/compression/content-coding';
+import { acceptedCodings } from '#app/server/compression/content-coding';
 
 describe('acceptedCodings', () => {
   it.each([

@@ -4,7 +4,7 @@ import {
   isCompressible,
   isVariantRequest,
   withoutVariants,
-} from '../../../app/server/compression/precompressed';
+} from '#app/server/compression/precompressed';
 
 describe('identityPathOf', () => {
   it.each([

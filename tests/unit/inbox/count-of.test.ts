@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countOf } from '../../../app/components/inbox/count-of';
+import { countOf } from '#app/components/inbox/count-of';
 
 describe('countOf', () => {
   it.each([

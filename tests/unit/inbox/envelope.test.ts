@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitEnvelope } from '../../../app/server/inbox/envelope';
-import { envelopeBytes } from '../../fixtures/inbox-envelopes';
+import { splitEnvelope } from '#app/server/inbox/envelope';
+import { envelopeBytes } from '#tests/fixtures/inbox-envelopes';
 
 const text = (value: string) => new TextEncoder().encode(value);
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

@@ -7,13 +7,13 @@ import {
   NO_BUILD_REASON,
   stackForDetail,
   topFramesFor,
-} from '../../../app/server/inbox/event-stack.server';
-import { type LocalInbox, openInbox } from '../../../app/server/inbox/inbox.server';
-import { readEventDetail } from '../../../app/server/inbox/inbox-event';
-import type { BuildMaps } from '../../../app/server/inbox/source-maps/build-maps.server';
-import { createDirectoryMapStore } from '../../../app/server/inbox/source-maps/directory-map-store.server';
-import { LruCache } from '../../../app/server/inbox/source-maps/lru-cache';
-import { envelopeBytes } from '../../fixtures/inbox-envelopes';
+} from '#app/server/inbox/event-stack.server';
+import { type LocalInbox, openInbox } from '#app/server/inbox/inbox.server';
+import { readEventDetail } from '#app/server/inbox/inbox-event';
+import type { BuildMaps } from '#app/server/inbox/source-maps/build-maps.server';
+import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
+import { LruCache } from '#app/server/inbox/source-maps/lru-cache';
+import { envelopeBytes } from '#tests/fixtures/inbox-envelopes';
 import {
   buildFixture,
   CHUNK_URL,

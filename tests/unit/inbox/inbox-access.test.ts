@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InboxAccess } from '../../../app/server/env.server';
+import type { InboxAccess } from '#app/server/env.server';
 import {
   type InboxRequest,
   inboxAccessDecision,
@@ -7,7 +7,7 @@ import {
   sessionFor,
   sessionFromCookies,
   tokenMatches,
-} from '../../../app/server/inbox/inbox-access';
+} from '#app/server/inbox/inbox-access';
 
 const TOKEN = 'correct-horse-battery-staple';
 const local: InboxRequest = {

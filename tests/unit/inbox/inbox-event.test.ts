@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { eventDetailOf, summarizeEnvelope } from '../../../app/server/inbox/inbox-event';
+import { eventDetailOf, summarizeEnvelope } from '#app/server/inbox/inbox-event';
 import {
   envelopeBytes,
   errorEnvelope,
   errorEvent,
   sessionEnvelope,
-} from '../../fixtures/inbox-envelopes';
+} from '#tests/fixtures/inbox-envelopes';
 
 describe('summarizeEnvelope', () => {
   it('extracts what the list shows from an error event', () => {

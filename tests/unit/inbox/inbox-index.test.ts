@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { splitEnvelope } from '../../../app/server/inbox/envelope';
-import { openInbox } from '../../../app/server/inbox/inbox.server';
-import { envelopeBytes, errorEnvelope, errorEvent } from '../../fixtures/inbox-envelopes';
-import { seedInbox } from '../../support/seed-inbox';
+import { splitEnvelope } from '#app/server/inbox/envelope';
+import { openInbox } from '#app/server/inbox/inbox.server';
+import { envelopeBytes, errorEnvelope, errorEvent } from '#tests/fixtures/inbox-envelopes';
+import { seedInbox } from '#tests/support/seed-inbox';
 
 // Counts the store's file reads, path by path.
 const reads = vi.hoisted(() => new Map<string, number>());

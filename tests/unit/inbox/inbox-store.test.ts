@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openInbox } from '../../../app/server/inbox/inbox.server';
-import { errorEnvelope, sessionEnvelope } from '../../fixtures/inbox-envelopes';
+import { openInbox } from '#app/server/inbox/inbox.server';
+import { errorEnvelope, sessionEnvelope } from '#tests/fixtures/inbox-envelopes';
 
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'inbox-unit-')), 'inbox');
 const idOf = (n: number) => n.toString(16).padStart(32, '0');

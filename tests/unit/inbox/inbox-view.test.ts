@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { EventSummary } from '../../../app/server/inbox/inbox-event';
+import type { EventSummary } from '#app/server/inbox/inbox-event';
 import {
   clearRefusal,
   findEventEntry,
   type InboxEntryLike,
   inboxPage,
-} from '../../../app/server/inbox/inbox-view';
+} from '#app/server/inbox/inbox-view';
 
 const event = (n: number): EventSummary => ({
   eventId: `id-${n}`,

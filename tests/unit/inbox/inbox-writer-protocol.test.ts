@@ -6,7 +6,7 @@ import {
   INBOX_BUSY,
   isInboxBusy,
   WRITER_STOPPED,
-} from '../../../app/server/inbox/inbox-writer-protocol';
+} from '#app/server/inbox/inbox-writer-protocol';
 
 describe('asTransferable', () => {
   const whole = new Uint8Array([1, 2, 3]);

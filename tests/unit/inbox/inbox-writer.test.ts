@@ -11,13 +11,13 @@ import {
   createInboxWriter,
   type InboxWriter,
   type InboxWriterOptions,
-} from '../../../app/server/inbox/inbox-writer.server';
+} from '#app/server/inbox/inbox-writer.server';
 import {
   INBOX_BUSY,
   WRITER_STOPPED,
   type WriteTarget,
-} from '../../../app/server/inbox/inbox-writer-protocol';
-import { writerThreadSource } from '../../../app/server/inbox/inbox-writer-thread.server';
+} from '#app/server/inbox/inbox-writer-protocol';
+import { writerThreadSource } from '#app/server/inbox/inbox-writer-thread.server';
 
 const CHILD = resolve(import.meta.dirname, '../../fixtures/inbox-writer-child.ts');
 const freshDir = () => mkdtempSync(join(tmpdir(), 'inbox-writer-'));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import { parseServerEnv, type ServerConfig } from '../../../app/server/env.server';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { parseServerEnv, type ServerConfig } from '#app/server/env.server';
 import {
   describeMonitoring,
   localInboxDsnOf,
   reportingDsn,
-} from '../../../app/server/monitoring-mode.server';
+} from '#app/server/monitoring-mode.server';
 
 function config(env: Record<string, string | undefined>): ServerConfig {
   const result = parseServerEnv(env);

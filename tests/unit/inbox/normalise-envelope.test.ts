@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { payloadJson, splitEnvelope } from '../../../app/server/inbox/envelope';
-import { eventDetailOf } from '../../../app/server/inbox/inbox-event';
-import { normaliseEnvelope } from '../../../app/server/inbox/normalise-envelope';
-import { envelopeBytes, errorEnvelope, sessionEnvelope } from '../../fixtures/inbox-envelopes';
+import { payloadJson, splitEnvelope } from '#app/server/inbox/envelope';
+import { eventDetailOf } from '#app/server/inbox/inbox-event';
+import { normaliseEnvelope } from '#app/server/inbox/normalise-envelope';
+import { envelopeBytes, errorEnvelope, sessionEnvelope } from '#tests/fixtures/inbox-envelopes';
 
 const binary = Uint8Array.from([0x00, 0x0a, 0xff, 0xfe, 0x0a, 0x0a, 0x80, 0x01]);
 const text = (value: string) => new TextEncoder().encode(value);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_LIMITS, normaliseEvent } from '../../../app/server/inbox/normalise-event';
-import { errorEvent } from '../../fixtures/inbox-envelopes';
+import { EVENT_LIMITS, normaliseEvent } from '#app/server/inbox/normalise-event';
+import { errorEvent } from '#tests/fixtures/inbox-envelopes';
 
 type Json = Record<string, unknown>;
 

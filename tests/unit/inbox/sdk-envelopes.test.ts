@@ -12,7 +12,7 @@ import {
   serializeEnvelope,
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { eventDetailOf, summarizeEnvelope } from '../../../app/server/inbox/inbox-event';
+import { eventDetailOf, summarizeEnvelope } from '#app/server/inbox/inbox-event';
 
 const dsn = makeDsn('http://public@localhost:3000/1');
 const toBytes = (serialized: string | Uint8Array) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ExceptionDetail } from '../../../app/server/inbox/inbox-event';
-import type { ResolvedEvent } from '../../../app/server/inbox/source-maps/resolve-event';
-import { stackAsItCame, stackViewOf } from '../../../app/server/inbox/stack-view';
+import type { ExceptionDetail } from '#app/server/inbox/inbox-event';
+import type { ResolvedEvent } from '#app/server/inbox/source-maps/resolve-event';
+import { stackAsItCame, stackViewOf } from '#app/server/inbox/stack-view';
 
 const CONTEXT = { pre: ['a', 'b'], line: 'throw x', post: ['c', 'd'] };
 const chunk = (lineno: number, inApp = true) => ({

@@ -1,16 +1,13 @@
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
-import {
-  type BrowserTransportFactory,
-  browserOptions,
-} from '../../../app/monitoring/browser-options';
+import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
 import {
   EXTENSION_URLS,
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
-} from '../../../app/monitoring/filters';
-import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import type { PublicConfig } from '../../../app/monitoring/public-config';
+} from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import type { PublicConfig } from '#app/monitoring/public-config';
 
 // The offline transport's chunk, as start-browser-monitoring.ts hands it over: not loaded here.
 const offlineTransport = new Promise<BrowserTransportFactory>(() => {});

@@ -3,7 +3,7 @@ import {
   describeViolation,
   MAX_CSP_REPORTS_PER_PAGE,
   reportCspViolations,
-} from '../../../app/monitoring/csp-violations';
+} from '#app/monitoring/csp-violations';
 
 const violation = (over: Partial<Parameters<typeof describeViolation>[0]> = {}) => ({
   effectiveDirective: 'script-src-elem',

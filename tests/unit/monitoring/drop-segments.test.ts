@@ -1,11 +1,7 @@
 import type { Envelope, StreamedSpanJSON } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import {
-  markNotFound,
-  removeSegmentSpans,
-  segmentSummaryOf,
-} from '../../../app/monitoring/drop-segments';
-import { isNotFoundRouterSegment, isUnwantedRouterSegment } from '../../../app/monitoring/filters';
+import { markNotFound, removeSegmentSpans, segmentSummaryOf } from '#app/monitoring/drop-segments';
+import { isNotFoundRouterSegment, isUnwantedRouterSegment } from '#app/monitoring/filters';
 
 const span = (id: string, segmentId: string) => ({
   span_id: id,

@@ -8,7 +8,7 @@ import {
   sameDsn,
   tunnelTargetOf,
   tunnelUrlOf,
-} from '../../../app/monitoring/dsn';
+} from '#app/monitoring/dsn';
 
 function dsnOf(input: string) {
   const parsed = parseDsn(input);

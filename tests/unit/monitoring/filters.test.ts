@@ -11,7 +11,7 @@ import {
   isRouterControlFlow,
   NOT_FOUND_SEGMENTS,
   type SegmentSummary,
-} from '../../../app/monitoring/filters';
+} from '#app/monitoring/filters';
 
 const PAGE = 'http://127.0.0.1:3000/';
 

@@ -1,6 +1,6 @@
 import type { StackFrame } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { isInAppFrame, LIBRARY_CHUNKS, markInAppFrames } from '../../../app/monitoring/in-app';
+import { isInAppFrame, LIBRARY_CHUNKS, markInAppFrames } from '#app/monitoring/in-app';
 import { clientChunkOf } from '../../../build/client-chunks';
 
 const ASSETS = 'https://app.example.com/_build/assets';

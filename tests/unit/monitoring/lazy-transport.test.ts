@@ -1,6 +1,6 @@
 import type { BaseTransportOptions, Envelope, Transport } from '@sentry/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { lazyTransport, type TransportFactory } from '../../../app/monitoring/lazy-transport';
+import { lazyTransport, type TransportFactory } from '#app/monitoring/lazy-transport';
 
 /** An envelope with one item of the given type, told apart by its header's event_id. */
 const envelope = (id: string, type = 'event'): Envelope =>

@@ -4,7 +4,7 @@ import {
   type RootMatchState,
   routeContentFollowsShell,
   whenPageHydrated,
-} from '../../../app/monitoring/page-hydrated';
+} from '#app/monitoring/page-hydrated';
 
 function fakeRouter(matches: RootMatchState[], scrollRestoration = true) {
   const listeners = new Set<() => void>();

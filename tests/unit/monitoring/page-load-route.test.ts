@@ -4,7 +4,7 @@ import {
   type RouterLocation,
   routeIdOf,
   showsPageLoadRoute,
-} from '../../../app/monitoring/page-load-route';
+} from '#app/monitoring/page-load-route';
 
 /** Matches as Router 1.120 does for these paths: the root, then the route (if any). */
 const ROUTES: Record<string, string[]> = {

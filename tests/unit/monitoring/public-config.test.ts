@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import { publicConfigOf } from '../../../app/monitoring/public-config';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { publicConfigOf } from '#app/monitoring/public-config';
 
 const source = {
   dsn: 'https://abc@o123.ingest.us.sentry.io/456',

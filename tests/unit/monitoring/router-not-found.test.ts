@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { showsNotFound } from '../../../app/monitoring/router-not-found';
+import { showsNotFound } from '#app/monitoring/router-not-found';
 
 describe('showsNotFound', () => {
   it.each([

@@ -1,6 +1,6 @@
 import type { StackFrame } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { limitStackFrames } from '../../../app/monitoring/stack-limit';
+import { limitStackFrames } from '#app/monitoring/stack-limit';
 
 const framesOf = (count: number): StackFrame[] =>
   Array.from({ length: count }, (_, index) => ({ function: `frame${index}` }));

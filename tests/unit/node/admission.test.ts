@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAdmission, type Waiting } from '../../../app/server/node/admission';
+import { createAdmission, type Waiting } from '#app/server/node/admission';
 
 /** A request that records what happened to it, and can be finished or abandoned. */
 function request(log: string[], name: string) {

@@ -5,7 +5,7 @@ import {
   NOT_STORED,
   PAGE,
   REVALIDATED,
-} from '../../../app/server/node/cache-policy';
+} from '#app/server/node/cache-policy';
 
 describe('cacheControlOf', () => {
   it.each([

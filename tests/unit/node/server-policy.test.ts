@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isHiddenBuildFile } from '../../../app/server/node/hidden-files';
-import { nextShedding, requestKind } from '../../../app/server/node/load-shedding';
+import { isHiddenBuildFile } from '#app/server/node/hidden-files';
+import { nextShedding, requestKind } from '#app/server/node/load-shedding';
 import {
   descriptorLimitOf,
   HEADERS_TIMEOUT_MS,
   MAX_CONNECTIONS,
   serverLimits,
-} from '../../../app/server/node/server-limits';
+} from '#app/server/node/server-limits';
 
 describe('nextShedding', () => {
   it.each([

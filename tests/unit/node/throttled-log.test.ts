@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { throttledWarning } from '../../../app/server/node/throttled-log';
+import { throttledWarning } from '#app/server/node/throttled-log';
 
 it('logs the first warning, then one per interval with the count of the ones in between', () => {
   const lines: string[] = [];

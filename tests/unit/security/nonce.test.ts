@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newNonce } from '../../../app/server/security/nonce.server';
+import { newNonce } from '#app/server/security/nonce.server';
 
 describe('newNonce', () => {
   it('gives 128 bits as base64, never the same twice, across several refills of its pool', () => {

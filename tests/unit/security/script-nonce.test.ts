@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { scriptNonceStream } from '../../../app/server/security/script-nonce.server';
+import { scriptNonceStream } from '#app/server/security/script-nonce.server';
 
 const N = ' nonce="abc"';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stateChangeRefusal } from '../../../app/server/security/state-change-guard';
+import { stateChangeRefusal } from '#app/server/security/state-change-guard';
 
 const request = (over: Partial<Parameters<typeof stateChangeRefusal>[0]>) => ({
   method: 'POST',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerEnv } from '../../../app/server/env.server';
+import { parseServerEnv } from '#app/server/env.server';
 
 function config(env: Record<string, string | undefined>) {
   const result = parseServerEnv(env);

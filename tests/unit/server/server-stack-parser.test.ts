@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverStackParser } from '../../../app/server/failures/server-stack-parser.server';
+import { serverStackParser } from '#app/server/failures/server-stack-parser.server';
 
 describe('serverStackParser: in_app of the frames Node maps for us', () => {
   it.each([

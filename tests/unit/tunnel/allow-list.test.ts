@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type Dsn, isDsn, parseDsn } from '../../../app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import { createAllowList } from '../../../app/server/tunnel/allow-list';
+import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { createAllowList } from '#app/server/tunnel/allow-list';
 
 const dsn = (text: string): Dsn => {
   const parsed = parseDsn(text);

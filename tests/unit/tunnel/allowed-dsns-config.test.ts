@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatDsn } from '../../../app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import { parseServerEnv } from '../../../app/server/env.server';
+import { formatDsn } from '#app/monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { parseServerEnv } from '#app/server/env.server';
 
 const allowed = (env: Record<string, string>) => {
   const result = parseServerEnv(env);

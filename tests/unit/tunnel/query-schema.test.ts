@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTunnelQuery } from '../../../app/server/tunnel/query-schema';
+import { parseTunnelQuery } from '#app/server/tunnel/query-schema';
 
 describe('parseTunnelQuery', () => {
   it.each([

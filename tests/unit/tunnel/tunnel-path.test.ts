@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTunnelPath } from '../../../app/server/tunnel/tunnel-path';
+import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
 
 describe('isTunnelPath', () => {
   it.each([

@@ -5,16 +5,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Dsn, isDsn, parseDsn } from '../../../app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '../../../app/monitoring/local-dsn';
-import { busyError } from '../../../app/server/inbox/inbox-writer-protocol';
-import { createAllowList } from '../../../app/server/tunnel/allow-list';
-import { createByteBudget } from '../../../app/server/tunnel/byte-budget';
-import { createTunnel } from '../../../app/server/tunnel/tunnel';
-import { createUpstream, type Upstream } from '../../../app/server/tunnel/upstream';
-import { type FakeSentry, startFakeSentry } from '../../fixtures/fake-sentry';
-import { chunkedBody, send, textEnvelope, until } from '../../support/envelopes';
-import { slowPost, within } from '../../support/slow-client';
+import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { busyError } from '#app/server/inbox/inbox-writer-protocol';
+import { createAllowList } from '#app/server/tunnel/allow-list';
+import { createByteBudget } from '#app/server/tunnel/byte-budget';
+import { createTunnel } from '#app/server/tunnel/tunnel';
+import { createUpstream, type Upstream } from '#app/server/tunnel/upstream';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { chunkedBody, send, textEnvelope, until } from '#tests/support/envelopes';
+import { slowPost, within } from '#tests/support/slow-client';
 
 const BODY_TIMEOUT_MS = 1000;
 

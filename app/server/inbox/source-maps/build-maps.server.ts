@@ -5,7 +5,7 @@
  * read until a page needs a frame; the store's cache is bounded (directory-map-store.server.ts).
  * Undefined under `vinxi dev`, which builds no maps.
  */
-import { processShared } from '../../process-shared.server';
+import { processShared } from '#app/server/process-shared.server';
 import { type BuildOutput, buildOutputOf } from './build-output';
 import { createDirectoryMapStore } from './directory-map-store.server';
 import { firstOfStores, type SourceMapStore } from './map-store';

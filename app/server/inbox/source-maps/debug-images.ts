@@ -3,7 +3,7 @@
  * filename) was built with which debug id. The SDK adds them from the `_sentryDebugIds` the
  * build injects (@sentry/core `applyDebugMeta`). Untrusted: only well-formed ids are kept.
  */
-import { isRecord } from '../../is-record';
+import { isRecord } from '#app/server/is-record';
 
 export interface DebugImage {
   codeFile: string;

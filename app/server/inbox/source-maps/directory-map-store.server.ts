@@ -17,7 +17,7 @@ import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
-import { isRecord } from '../../is-record';
+import { isRecord } from '#app/server/is-record';
 import { isDebugId } from './debug-images';
 import { LruCache } from './lru-cache';
 import { MapIndex, type ScannedMap } from './map-index';

@@ -2,8 +2,9 @@
  * Frames in runs for the detail view: each of our frames on its own, consecutive library
  * frames together so the view can show "3 library frames" folded. Pure.
  */
-import { isRecord } from '../../is-record';
-import type { StackFrame } from '../inbox-event';
+
+import type { StackFrame } from '#app/server/inbox/inbox-event';
+import { isRecord } from '#app/server/is-record';
 import type { FrameResolution } from './resolve-frame';
 
 export type FrameGroup =

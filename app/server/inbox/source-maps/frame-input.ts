@@ -3,7 +3,7 @@
  * position. Frames come from event data anyone can post (the local DSN is public), so every
  * field is checked here and nothing later trusts the frame.
  */
-import { isRecord } from '../../is-record';
+import { isRecord } from '#app/server/is-record';
 
 /** The frame as the detail view has it (see `StackFrame` in ../inbox-event.ts), untrusted. */
 export interface FrameInput {

@@ -7,7 +7,7 @@
  * local file inside the built server's own folder (a chunk Node had no map for) still needs one.
  * Pure.
  */
-import { isRecord } from '../../is-record';
+import { isRecord } from '#app/server/is-record';
 import type { FrameResolution, ResolvedFrame } from './resolve-frame';
 import { shownSource } from './source-path';
 

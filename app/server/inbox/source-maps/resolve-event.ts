@@ -4,8 +4,9 @@
  * shows ("app/routes/sentry-example-page/index.tsx:24 in onClick"). Each map an event needs is
  * asked for once; a failure of any kind becomes that frame's reason, never an exception.
  */
-import { isRecord } from '../../is-record';
-import type { ExceptionDetail, StackFrame } from '../inbox-event';
+
+import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
+import { isRecord } from '#app/server/is-record';
 import { type DebugImage, debugIdFor, isDebugId } from './debug-images';
 import { type FrameGroup, groupFrames } from './frame-groups';
 import { type FrameInput, framePosition } from './frame-input';

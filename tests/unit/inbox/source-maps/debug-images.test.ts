@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debugIdFor, debugImagesOf } from '../../../../app/server/inbox/source-maps/debug-images';
+import { debugIdFor, debugImagesOf } from '#app/server/inbox/source-maps/debug-images';
 
 const ID = 'c73ef746-095d-4ce6-b063-d97a79dafeb9';
 const URL = 'http://localhost:3000/_build/assets/index-abc.js';

@@ -7,8 +7,8 @@ import {
   MAX_CACHED_MAPS,
   type MapFileSystem,
   nodeMapFileSystem,
-} from '../../../../app/server/inbox/source-maps/directory-map-store.server';
-import { resolveFrame } from '../../../../app/server/inbox/source-maps/resolve-frame';
+} from '#app/server/inbox/source-maps/directory-map-store.server';
+import { resolveFrame } from '#app/server/inbox/source-maps/resolve-frame';
 import {
   buildFixture,
   CHUNK_URL,

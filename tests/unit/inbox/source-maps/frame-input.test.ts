@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { framePosition } from '../../../../app/server/inbox/source-maps/frame-input';
+import { framePosition } from '#app/server/inbox/source-maps/frame-input';
 
 const URL = 'http://localhost:3000/_build/assets/index-abc.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frameOrigin, originalFrame } from '../../../../app/server/inbox/source-maps/frame-origin';
+import { frameOrigin, originalFrame } from '#app/server/inbox/source-maps/frame-origin';
 
 const SERVER = '/srv/app/.output/server';
 

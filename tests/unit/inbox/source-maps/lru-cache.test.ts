@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LruCache } from '../../../../app/server/inbox/source-maps/lru-cache';
+import { LruCache } from '#app/server/inbox/source-maps/lru-cache';
 
 describe('LruCache', () => {
   it('drops the least recently used past the count bound', () => {

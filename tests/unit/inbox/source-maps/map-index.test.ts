@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MapIndex } from '../../../../app/server/inbox/source-maps/map-index';
+import { MapIndex } from '#app/server/inbox/source-maps/map-index';
 
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const index = new MapIndex([

@@ -1,9 +1,6 @@
 import { eachMapping, TraceMap } from '@jridgewell/trace-mapping';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  functionNameOf,
-  resolveFrame,
-} from '../../../../app/server/inbox/source-maps/resolve-frame';
+import { functionNameOf, resolveFrame } from '#app/server/inbox/source-maps/resolve-frame';
 import {
   buildFixture,
   CHUNK_URL,

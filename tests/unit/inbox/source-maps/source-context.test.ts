@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_CONTEXT_LINE,
-  SourceLines,
-} from '../../../../app/server/inbox/source-maps/source-context';
+import { MAX_CONTEXT_LINE, SourceLines } from '#app/server/inbox/source-maps/source-context';
 
 const SOURCE = ['one', 'two', 'three', 'four', 'five', 'six', 'seven'].join('\n');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shownSource } from '../../../../app/server/inbox/source-maps/source-path';
+import { shownSource } from '#app/server/inbox/source-maps/source-path';
 
 describe('shownSource', () => {
   it.each([
