@@ -12,7 +12,6 @@
 
 import { Route as rootRoute } from './routes/__root'
 import { Route as AboutImport } from './routes/about'
-import { Route as SentryExamplePageRouteImport } from './routes/sentry-example-page/route'
 import { Route as IndexImport } from './routes/index'
 import { Route as SentryExamplePageIndexImport } from './routes/sentry-example-page/index'
 import { Route as ErrorsIndexImport } from './routes/errors/index'
@@ -28,12 +27,6 @@ const AboutRoute = AboutImport.update({
   getParentRoute: () => rootRoute,
 } as any)
 
-const SentryExamplePageRouteRoute = SentryExamplePageRouteImport.update({
-  id: '/sentry-example-page',
-  path: '/sentry-example-page',
-  getParentRoute: () => rootRoute,
-} as any)
-
 const IndexRoute = IndexImport.update({
   id: '/',
   path: '/',
@@ -41,9 +34,9 @@ const IndexRoute = IndexImport.update({
 } as any)
 
 const SentryExamplePageIndexRoute = SentryExamplePageIndexImport.update({
-  id: '/',
-  path: '/',
-  getParentRoute: () => SentryExamplePageRouteRoute,
+  id: '/sentry-example-page/',
+  path: '/sentry-example-page/',
+  getParentRoute: () => rootRoute,
 } as any)
 
 const ErrorsIndexRoute = ErrorsIndexImport.update({
@@ -53,9 +46,9 @@ const ErrorsIndexRoute = ErrorsIndexImport.update({
 } as any)
 
 const SentryExamplePageSsrErrorRoute = SentryExamplePageSsrErrorImport.update({
-  id: '/ssr-error',
-  path: '/ssr-error',
-  getParentRoute: () => SentryExamplePageRouteRoute,
+  id: '/sentry-example-page/ssr-error',
+  path: '/sentry-example-page/ssr-error',
+  getParentRoute: () => rootRoute,
 } as any)
 
 const ErrorsSignInRoute = ErrorsSignInImport.update({
@@ -81,13 +74,6 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof IndexImport
       parentRoute: typeof rootRoute
     }
-    '/sentry-example-page': {
-      id: '/sentry-example-page'
-      path: '/sentry-example-page'
-      fullPath: '/sentry-example-page'
-      preLoaderRoute: typeof SentryExamplePageRouteImport
-      parentRoute: typeof rootRoute
-    }
     '/about': {
       id: '/about'
       path: '/about'
@@ -111,10 +97,10 @@ declare module '@tanstack/react-router' {
     }
     '/sentry-example-page/ssr-error': {
       id: '/sentry-example-page/ssr-error'
-      path: '/ssr-error'
+      path: '/sentry-example-page/ssr-error'
       fullPath: '/sentry-example-page/ssr-error'
       preLoaderRoute: typeof SentryExamplePageSsrErrorImport
-      parentRoute: typeof SentryExamplePageRouteImport
+      parentRoute: typeof rootRoute
     }
     '/errors/': {
       id: '/errors/'
@@ -125,41 +111,24 @@ declare module '@tanstack/react-router' {
     }
     '/sentry-example-page/': {
       id: '/sentry-example-page/'
-      path: '/'
-      fullPath: '/sentry-example-page/'
+      path: '/sentry-example-page'
+      fullPath: '/sentry-example-page'
       preLoaderRoute: typeof SentryExamplePageIndexImport
-      parentRoute: typeof SentryExamplePageRouteImport
+      parentRoute: typeof rootRoute
     }
   }
 }
 
 // Create and export the route tree
 
-interface SentryExamplePageRouteRouteChildren {
-  SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
-  SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
-}
-
-const SentryExamplePageRouteRouteChildren: SentryExamplePageRouteRouteChildren =
-  {
-    SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
-    SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
-  }
-
-const SentryExamplePageRouteRouteWithChildren =
-  SentryExamplePageRouteRoute._addFileChildren(
-    SentryExamplePageRouteRouteChildren,
-  )
-
 export interface FileRoutesByFullPath {
   '/': typeof IndexRoute
-  '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
   '/errors/sign-in': typeof ErrorsSignInRoute
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
-  '/sentry-example-page/': typeof SentryExamplePageIndexRoute
+  '/sentry-example-page': typeof SentryExamplePageIndexRoute
 }
 
 export interface FileRoutesByTo {
@@ -175,7 +144,6 @@ export interface FileRoutesByTo {
 export interface FileRoutesById {
   __root__: typeof rootRoute
   '/': typeof IndexRoute
-  '/sentry-example-page': typeof SentryExamplePageRouteRouteWithChildren
   '/about': typeof AboutRoute
   '/errors/$eventId': typeof ErrorsEventIdRoute
   '/errors/sign-in': typeof ErrorsSignInRoute
@@ -188,13 +156,12 @@ export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
   fullPaths:
     | '/'
-    | '/sentry-example-page'
     | '/about'
     | '/errors/$eventId'
     | '/errors/sign-in'
     | '/sentry-example-page/ssr-error'
     | '/errors'
-    | '/sentry-example-page/'
+    | '/sentry-example-page'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
@@ -207,7 +174,6 @@ export interface FileRouteTypes {
   id:
     | '__root__'
     | '/'
-    | '/sentry-example-page'
     | '/about'
     | '/errors/$eventId'
     | '/errors/sign-in'
@@ -219,20 +185,22 @@ export interface FileRouteTypes {
 
 export interface RootRouteChildren {
   IndexRoute: typeof IndexRoute
-  SentryExamplePageRouteRoute: typeof SentryExamplePageRouteRouteWithChildren
   AboutRoute: typeof AboutRoute
   ErrorsEventIdRoute: typeof ErrorsEventIdRoute
   ErrorsSignInRoute: typeof ErrorsSignInRoute
+  SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
   ErrorsIndexRoute: typeof ErrorsIndexRoute
+  SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
 }
 
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
-  SentryExamplePageRouteRoute: SentryExamplePageRouteRouteWithChildren,
   AboutRoute: AboutRoute,
   ErrorsEventIdRoute: ErrorsEventIdRoute,
   ErrorsSignInRoute: ErrorsSignInRoute,
+  SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
   ErrorsIndexRoute: ErrorsIndexRoute,
+  SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
 }
 
 export const routeTree = rootRoute
@@ -246,22 +214,16 @@ export const routeTree = rootRoute
       "filePath": "__root.tsx",
       "children": [
         "/",
-        "/sentry-example-page",
         "/about",
         "/errors/$eventId",
         "/errors/sign-in",
-        "/errors/"
+        "/sentry-example-page/ssr-error",
+        "/errors/",
+        "/sentry-example-page/"
       ]
     },
     "/": {
       "filePath": "index.tsx"
-    },
-    "/sentry-example-page": {
-      "filePath": "sentry-example-page/route.tsx",
-      "children": [
-        "/sentry-example-page/ssr-error",
-        "/sentry-example-page/"
-      ]
     },
     "/about": {
       "filePath": "about.tsx"
@@ -273,15 +235,13 @@ export const routeTree = rootRoute
       "filePath": "errors/sign-in.tsx"
     },
     "/sentry-example-page/ssr-error": {
-      "filePath": "sentry-example-page/ssr-error.tsx",
-      "parent": "/sentry-example-page"
+      "filePath": "sentry-example-page/ssr-error.tsx"
     },
     "/errors/": {
       "filePath": "errors/index.tsx"
     },
     "/sentry-example-page/": {
-      "filePath": "sentry-example-page/index.tsx",
-      "parent": "/sentry-example-page"
+      "filePath": "sentry-example-page/index.tsx"
     }
   }
 }

@@ -4,27 +4,19 @@
  * at the throwing line with its source, React's frames folded; the list names that line; a
  * server failure (already mapped by Node) names ssr-error.tsx, project-relative.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { EXAMPLE_LOADER_FILE, exampleLoaderLine, lineOf } from '#tests/support/source-line';
 import { throwClientErrorOnExamplePage } from './support/example-page';
 
-const PROJECT = resolve(import.meta.dirname, '../..');
 const ROUTE = 'app/routes/sentry-example-page/index.tsx';
 const CLIENT_MESSAGE = 'Sentry example: client error thrown in an event handler';
 const THROW_LINE = `throw new Error('${CLIENT_MESSAGE}');`;
 /** 1-based, read from the route's source, so the test follows edits to the page. */
 const LINE = lineOf(ROUTE, THROW_LINE);
-const SERVER_ROUTE = 'app/routes/sentry-example-page/ssr-error.tsx';
-const SERVER_LINE = lineOf(SERVER_ROUTE, 'throw new Error(');
-
-function lineOf(file: string, text: string): number {
-  const lines = readFileSync(resolve(PROJECT, file), 'utf8').split('\n');
-  const index = lines.findIndex((line) => line.includes(text));
-  if (index === -1) throw new Error(`${text} is not in ${file}`);
-  return index + 1;
-}
+const SERVER_ROUTE = EXAMPLE_LOADER_FILE;
+const SERVER_LINE = exampleLoaderLine();
 
 let server: BuiltServer;
 
@@ -96,7 +88,7 @@ test('a server failure is shown where Node mapped it, project-relative, once', a
     new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+ in app$`),
   );
   const stack = page.locator('section[aria-labelledby="stack-heading"]');
-  await expect(stack).not.toContainText(`${PROJECT}/`);
+  await expect(stack).not.toContainText(`${resolve('.')}/`);
   await expect(stack).not.toContainText('.output/server');
 });
 

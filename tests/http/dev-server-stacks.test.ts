@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type DevServer, startDevServer } from '#tests/support/dev-server';
+import { EXAMPLE_LOADER_FILE, exampleLoaderLine } from '#tests/support/source-line';
 
 let dev: DevServer;
 beforeAll(async () => {
@@ -20,8 +21,10 @@ test('a loader failure in development logs the route file, its line and the load
   await response.text();
   const line = await dev.waitForOutput(/\{"level":"error".*"phase":"loader".*\}/, 30_000);
   const { stack } = JSON.parse(line) as { stack: string };
-  // The throw is on line 7 of the route file; vite's transformed code has it further down.
+  // The line of the throw in the route file; vite's transformed code has it further down.
   expect(stack.split('\n')[1]).toMatch(
-    /^\s+at (Object\.)?loader \(.*app\/routes\/sentry-example-page\/ssr-error\.tsx:7:\d+\)$/,
+    new RegExp(
+      `^\\s+at (Object\\.)?loader \\(.*${EXAMPLE_LOADER_FILE}:${exampleLoaderLine()}:\\d+\\)$`,
+    ),
   );
 }, 90_000);

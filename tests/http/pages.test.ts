@@ -95,6 +95,25 @@ describe('not found', () => {
       expect(html).toContain('Page not found');
     },
   );
+
+  it.each(['/sentry-example-page', '/sentry-example-page/ssr-error'])(
+    '%s (example routes off) answers 404 with the site around it, failing nothing',
+    async (path) => {
+      const mark = server.output().length;
+      const res = await fetch(`${server.url}${path}`, {
+        headers: { 'user-agent': BROWSER_USER_AGENT },
+      });
+      expect(res.status).toBe(404);
+      const html = await res.text();
+      expect(html).toMatch(/^<!DOCTYPE html><html lang="en"><head>/);
+      expect(html).toMatch(/<link rel="stylesheet" href="[^"]+\.css"/);
+      expect(html).toMatch(/<a [^>]*href="\/about"[^>]*>How errors are handled</);
+      expect(html).toContain('Page not found');
+      // The example loader never ran: no failure page, nothing logged.
+      expect(html).not.toContain('Application error');
+      expect(await server.printedSince(mark)).toBe('');
+    },
+  );
 });
 
 describe('the about page', () => {

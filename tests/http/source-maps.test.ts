@@ -18,9 +18,11 @@ import {
   PUBLIC_DIR,
 } from '#tests/support/client-build';
 import { parseEnvelope } from '#tests/support/received-envelopes';
+import { EXAMPLE_LOADER_FILE, exampleLoaderLine } from '#tests/support/source-line';
 
-// Where the example loader throws: app/routes/sentry-example-page/ssr-error.tsx, line 7.
-const LOADER_FRAME = /at loader \(\S*app\/routes\/sentry-example-page\/ssr-error\.tsx:7:\d+\)/;
+// Where the example loader throws.
+const LOADER_LINE = exampleLoaderLine();
+const LOADER_FRAME = new RegExp(`at loader \\(\\S*${EXAMPLE_LOADER_FILE}:${LOADER_LINE}:\\d+\\)`);
 
 let sentry: FakeSentry;
 let server: BuiltServer;
@@ -154,7 +156,7 @@ describe('a server failure', () => {
       .flatMap((request) => parseEnvelope(request.body).items)
       .map((item) => item.payload as SentryEvent)
       .find((event) => event.tags?.digest === digest)?.exception?.values[0]?.stacktrace?.frames;
-    expect(frames?.at(-1)).toMatchObject({ function: 'loader', lineno: 7, in_app: true });
+    expect(frames?.at(-1)).toMatchObject({ function: 'loader', lineno: LOADER_LINE, in_app: true });
     expect(frames?.at(-1)?.filename).toMatch(/app\/routes\/sentry-example-page\/ssr-error\.tsx$/);
     // The router that called the loader is a dependency: not in-app, so Sentry groups by ours.
     const dependencies = (frames ?? []).filter((frame) =>

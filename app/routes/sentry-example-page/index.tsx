@@ -2,9 +2,11 @@ import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
 import { useState } from 'react';
 import { LastReport } from '#app/components/LastReport';
 import { callFailingExample } from '#app/server/example.functions';
+import { examplePagesOnly } from './-examples-only';
 
 export const Route = createFileRoute('/sentry-example-page/')({
   head: () => ({ meta: [{ title: 'Sentry example page · Start Monitoring' }] }),
+  loader: examplePagesOnly,
   component: SentryExamplePage,
 });
 
