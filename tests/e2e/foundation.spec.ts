@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { waitUntilReactOwns } from './support/hydration';
 
 let server: BuiltServer;
 
@@ -53,10 +54,30 @@ test('moving between pages is client-side', async ({ page }) => {
   );
 });
 
-test('an unknown path shows the not-found page with 404', async ({ page }) => {
-  const response = await page.goto(`${server.url}/definitely/not/here`);
-  expect(response?.status()).toBe(404);
-  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
-  await page.getByRole('link', { name: 'Go to the home page' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
-});
+// The example pages answer 404 in production without ENABLE_EXAMPLE_ROUTES: the same page,
+// inside the same document, as an unknown path.
+for (const path of ['/definitely/not/here', '/sentry-example-page']) {
+  test(`${path} shows the not-found page with 404, in the site, hydrated`, async ({ page }) => {
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      // The browser reports the document's own 404 as a failed load; nothing else may fail.
+      if (message.type() === 'error' && message.location().url !== `${server.url}${path}`)
+        consoleErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    const response = await page.goto(`${server.url}${path}`);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    await expect(
+      page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'How errors are handled' }),
+    ).toBeVisible();
+    const home = page.getByRole('link', { name: 'Go to the home page' });
+    await waitUntilReactOwns(home);
+    await home.click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
+    // A hydration mismatch (React error #418) would be logged here.
+    expect(consoleErrors).toEqual([]);
+  });
+}
