@@ -99,7 +99,7 @@ export default defineConfig({
     );
   });
   // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw
-  // http router hands us Node's request for streaming (docs/decisions/0100-tunnel-http-router.md).
+  // http router hands us Node's request for streaming (docs/decisions/0100-tunnel-vinxi-http-router.md).
   return app.addRouter({
     name: 'monitoring-tunnel',
     type: 'http',

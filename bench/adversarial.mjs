@@ -1,5 +1,5 @@
 // npm run bench (after bench/tunnel.mjs), or npm run bench:adversarial: the built server under
-// hostile conditions, figures side by side in one run, no assertions (README "Performance").
+// hostile conditions, figures side by side in one run, no assertions (docs/performance.md).
 //   probes  /health and the tunnel probed on new connections while /about is under -c64,
 //           load shedding off and at its default, Sentry and local inbox mode;
 //   slow    server RSS with 2,000 slow clients (trickled tunnel bodies, endless headers);

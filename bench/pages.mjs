@@ -7,7 +7,7 @@
 // 1. Throughput: GET /about and / with a browser User-Agent, one load at a time (wrk, else
 //    autocannon, in a process of its own), after a warm-up; the median of BENCH_ROUNDS rounds.
 // 2. The JavaScript Chromium loads for /about: first visit, before hydration, second visit.
-// 3. Issue 12's targets, PASS or FAIL. Figures, not assertions: see README "Performance".
+// 3. Issue 12's targets, PASS or FAIL. Figures, not assertions: see docs/performance.md.
 // Settings: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (16), BENCH_ROUNDS (1), BENCH_WARMUP (s, 2),
 // BENCH_LOAD_TOOL=autocannon to use the fallback even where wrk is installed.
 import { availableParallelism, loadavg } from 'node:os';

@@ -9,7 +9,7 @@
 // there is compared with that floor, in the same process (docs/decisions/0102).
 // Same ~6 KB error envelope and the same autocannon load for each; a fake Sentry ingest in
 // its own process answers 200. Each server runs in its own process so that none shares an
-// event loop with autocannon. Figures, not assertions: see README "Performance".
+// event loop with autocannon. Figures, not assertions: see docs/performance.md.
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

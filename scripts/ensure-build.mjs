@@ -1,4 +1,5 @@
-// Builds the production bundle when it is missing or older than the sources.
+// Builds the production bundle when it is missing or its sources changed (content hashes,
+// ./build-state.mjs).
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { buildNeeded } from './build-state.mjs';
