@@ -8,6 +8,8 @@ import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '#app/monitoring/
 import type { ReceivedRequest } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { errorEvents } from '#tests/support/received-envelopes';
+import { waitForHydration } from './support/hydration';
+import { collectPageErrors, HYDRATION_ERROR } from './support/page-errors';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
 let server: BuiltServer;
@@ -20,25 +22,6 @@ test.afterAll(async () => {
 });
 
 /** Console errors and uncaught page errors, to look for React hydration failures. */
-function watchConsole(page: Page): string[] {
-  const messages: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') messages.push(message.text());
-  });
-  page.on('pageerror', (error) => messages.push(error.message));
-  return messages;
-}
-
-const HYDRATION_ERROR = /hydrat|#418|#423|#425|did not match/i;
-
-/** Hydrated: React has taken over the document (hydrateRoot marks its container). */
-async function waitForHydration(page: Page): Promise<void> {
-  await page.waitForFunction(() =>
-    Object.keys(document).some((key) => key.startsWith('__reactContainer$')),
-  );
-  await page.waitForLoadState('networkidle');
-}
-
 /**
  * The messages of the error events the page sends to the tunnel, as they leave (one per
  * envelope whose body contains `"type":"event"`).
@@ -107,7 +90,7 @@ test('a failing server function is not reported again by the browser', async ({ 
 test('a render failure during SSR shows the server view with its digest and is not reported by the browser', async ({
   page,
 }) => {
-  const consoleErrors = watchConsole(page);
+  const consoleErrors = collectPageErrors(page);
   const events = watchEventEnvelopes(page);
   const response = await page.goto(`${server.url}/sentry-example-page?example-failure=render`);
   expect(response?.status()).toBe(500);
@@ -162,7 +145,7 @@ test('"Call failing server function" gets a digest and nothing of the message', 
 test('a loader failing during SSR shows the server-side message and digest after hydration', async ({
   page,
 }) => {
-  const consoleErrors = watchConsole(page);
+  const consoleErrors = collectPageErrors(page);
   const response = await page.goto(`${server.url}/sentry-example-page/ssr-error`);
   expect(response?.status()).toBe(500);
   await waitForHydration(page);
@@ -177,7 +160,7 @@ test('a loader failing during SSR shows the server-side message and digest after
 });
 
 test('a failing root beforeLoad stays an error page after hydration', async ({ page }) => {
-  const consoleErrors = watchConsole(page);
+  const consoleErrors = collectPageErrors(page);
   // On / itself: the home route's match then exists in the browser without its data.
   const response = await page.goto(`${server.url}/?example-failure=root-before-load`);
   expect(response?.status()).toBe(500);

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { waitUntilReactOwns } from './support/hydration';
+import { collectPageErrors } from './support/page-errors';
 
 let server: BuiltServer;
 
@@ -14,11 +15,7 @@ test.afterAll(async () => {
 test('the home page hydrates: its button calls the server function from the browser', async ({
   page,
 }) => {
-  const consoleErrors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error')
-      consoleErrors.push(`${message.text()} (${message.location().url})`);
-  });
+  const consoleErrors = collectPageErrors(page);
   await page.goto(`${server.url}/`);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
   await expect(page.getByTestId('health-report')).toBeVisible();
@@ -58,13 +55,8 @@ test('moving between pages is client-side', async ({ page }) => {
 // inside the same document, as an unknown path.
 for (const path of ['/definitely/not/here', '/sentry-example-page']) {
   test(`${path} shows the not-found page with 404, in the site, hydrated`, async ({ page }) => {
-    const consoleErrors: string[] = [];
-    page.on('console', (message) => {
-      // The browser reports the document's own 404 as a failed load; nothing else may fail.
-      if (message.type() === 'error' && message.location().url !== `${server.url}${path}`)
-        consoleErrors.push(`${message.text()} (${message.location().url})`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    // The page itself answers 404; nothing else may fail.
+    const consoleErrors = collectPageErrors(page, { expectedFailures: [path] });
     const response = await page.goto(`${server.url}${path}`);
     expect(response?.status()).toBe(404);
     await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();

@@ -6,6 +6,8 @@ import { expect, type Page, test } from '@playwright/test';
 import { errorEnvelope } from '#tests/fixtures/inbox-envelopes';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { seedInbox } from '#tests/support/seed-inbox';
+import { waitForHydration } from './support/hydration';
+import { collectPageErrors } from './support/page-errors';
 
 // Two ways in if the page ever rendered event text as HTML: a script, and an event handler.
 const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1">';
@@ -29,37 +31,12 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-/**
- * Console errors (a hydration mismatch shows up there) and failed requests. The browser's
- * own favicon probe is left out: the app has no favicon.
- */
-function collectConsoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    const resourceFailure = message.text().startsWith('Failed to load resource');
-    if (message.type() === 'error' && !resourceFailure) errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('response', (response) => {
-    const path = new URL(response.url()).pathname;
-    if (response.status() >= 400 && path !== '/favicon.ico') {
-      errors.push(`${response.status()} ${path}`);
-    }
-  });
-  return errors;
-}
-
-/** Waits until the client bundle has loaded and hydrated the page. */
-async function hydrated(page: Page) {
-  await page.waitForLoadState('networkidle');
-}
-
 test('shows a <script> and an <img onerror> in an event message as text and never runs them', async ({
   page,
 }) => {
-  const errors = collectConsoleErrors(page);
+  const errors = collectPageErrors(page);
   await page.goto(`${server.url}/errors`);
-  await hydrated(page);
+  await waitForHydration(page);
   const events = page.getByRole('list', { name: 'Captured events' }).getByRole('listitem');
   await expect(events).toHaveCount(1);
   await expect(events.first()).toContainText(`TypeError: Hostile ${HOSTILE}`);
@@ -68,9 +45,9 @@ test('shows a <script> and an <img onerror> in an event message as text and neve
 });
 
 test('opens the detail view by clicking the event', async ({ page }) => {
-  const errors = collectConsoleErrors(page);
+  const errors = collectPageErrors(page);
   await page.goto(`${server.url}/errors`);
-  await hydrated(page);
+  await waitForHydration(page);
   await page.getByRole('link', { name: `TypeError: Hostile ${HOSTILE}` }).click();
   await expect(page).toHaveURL(`${server.url}/errors/${EVENT_ID}`);
   await expect(page.getByRole('heading', { name: 'Stack trace' })).toBeVisible();
@@ -94,9 +71,9 @@ test('clears the inbox only after a confirmation', async ({ page }) => {
 });
 
 async function clearOwnInbox(page: Page, own: BuiltServer): Promise<void> {
-  const errors = collectConsoleErrors(page);
+  const errors = collectPageErrors(page);
   await page.goto(`${own.url}/errors`);
-  await hydrated(page);
+  await waitForHydration(page);
   await page.getByRole('link', { name: 'Clear the inbox…' }).click();
   // The seeded event, and what the browser SDK itself sent since (its page-load traces).
   await expect(page.getByText(/Delete all \d+ stored envelopes?\?/)).toBeVisible();

@@ -1,4 +1,4 @@
-import { expect, type Locator } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 
 /**
  * Waits until React owns the element (its props are on it). A server-rendered button does
@@ -11,4 +11,15 @@ export async function waitUntilReactOwns(element: Locator): Promise<void> {
       element.evaluate((node) => Object.keys(node).some((key) => key.startsWith('__reactProps'))),
     )
     .toBe(true);
+}
+
+/**
+ * Hydrated: React has taken over the document (hydrateRoot marks its container) and the page's
+ * scripts have stopped loading.
+ */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    Object.keys(document).some((key) => key.startsWith('__reactContainer$')),
+  );
+  await page.waitForLoadState('networkidle');
 }
