@@ -54,6 +54,7 @@ export function markNotFound(span: StreamedSpanJSON, router: RouterMatchesSource
   span.attributes = { ...span.attributes, [NOT_FOUND_SEGMENT_ATTRIBUTE]: true };
 }
 
+/** A span attribute's value: raw attributes may still be wrapped as `{ value, unit }`. */
 function plainValue(attribute: unknown): unknown {
   return typeof attribute === 'object' && attribute !== null && 'value' in attribute
     ? attribute.value
@@ -63,9 +64,7 @@ function plainValue(attribute: unknown): unknown {
 export function segmentSummaryOf(span: StreamedSpanJSON): SegmentSummary {
   const attributes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(span.attributes ?? {})) {
-    // Raw attributes may still be wrapped as { value, unit }.
-    attributes[key] =
-      typeof value === 'object' && value !== null && 'value' in value ? value.value : value;
+    attributes[key] = plainValue(value);
   }
   const op = attributes[OP];
   return { name: span.name, op: typeof op === 'string' ? op : undefined, attributes };
@@ -94,10 +93,6 @@ export function removeSegmentSpans(envelope: Envelope, segmentIds: ReadonlySet<s
 }
 
 function segmentIdOf(attributes: Record<string, unknown> | undefined): string {
-  const attribute = attributes?.[SEGMENT_ID];
-  const value =
-    typeof attribute === 'object' && attribute !== null && 'value' in attribute
-      ? attribute.value
-      : attribute;
+  const value = plainValue(attributes?.[SEGMENT_ID]);
   return typeof value === 'string' ? value : '';
 }
