@@ -1,7 +1,7 @@
 import { Await, createFileRoute } from '@tanstack/react-router';
 import { Suspense, useState } from 'react';
 import { type AppOverview, getAppOverview, getRuntimeHealth } from '#app/server/app-info.functions';
-import type { RuntimeHealth } from '#app/server/runtime-health.server';
+import type { RuntimeHealth } from '#app/server/health/runtime-health.server';
 
 /** How long the deferred health probe watches the event loop. */
 const SAMPLE_MS = 400;

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
 import packageJson from '../../package.json';
 import { serverConfig } from './env.server';
-import { sampleEventLoop } from './runtime-health.server';
+import { sampleEventLoop } from './health/runtime-health.server';
 
 export type MonitoringSummary =
   | { kind: 'local-inbox'; inboxDir: string }

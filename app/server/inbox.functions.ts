@@ -11,8 +11,9 @@ import { stackForDetail, topFramesFor } from './inbox/event-stack.server';
 import { type LocalInbox, localInbox } from './inbox/inbox.server';
 import { currentInboxAccess } from './inbox/inbox-access.server';
 import { type EventDetail, readEventDetail, type UnshownEvent } from './inbox/inbox-event';
-import { clearRefusal, findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
+import { findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 import type { ExceptionView } from './inbox/stack-view';
+import { clearRefusal } from './security/clear-inbox-guard';
 
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a

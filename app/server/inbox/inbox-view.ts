@@ -2,10 +2,6 @@
  * What the /errors pages receive: plain, serialisable shapes built from the store's
  * entries. Pure, so paging and counting are tested without a server.
  */
-import {
-  type StateChangeRequest,
-  stateChangeRefusal,
-} from '#app/server/security/state-change-guard';
 import { countItemType, type EventSummary, emptyItemCounts } from './inbox-event';
 
 export const INBOX_PAGE_SIZE = 50;
@@ -93,21 +89,4 @@ function firstOfEachEvent(entries: readonly InboxEntryLike[]): Set<InboxEntryLik
     firsts.add(entry);
   }
   return firsts;
-}
-
-export type ClearRequest = StateChangeRequest;
-
-/**
- * Why a request to clear the inbox is refused, or undefined when it may go ahead.
- * Start 1.120's server-function handler also accepts GET whatever the declared method, and a
- * cross-site GET (an `<img>`, a link) carries no Origin: so only POST. The rest is the rule for
- * every state-changing call (../security/state-change-guard.ts); the Host list is the global
- * middleware's to check, so here any Host is judged only against the Origin it came with.
- */
-export function clearRefusal(
-  request: ClearRequest,
-): { status: 403 | 405; reason: string } | undefined {
-  if (request.method !== 'POST') return { status: 405, reason: 'Only POST clears the inbox' };
-  const reason = stateChangeRefusal(request, 'any');
-  return reason === undefined ? undefined : { status: 403, reason };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleEventLoop } from '#app/server/runtime-health.server';
+import { sampleEventLoop } from '#app/server/health/runtime-health.server';
 
 describe('sampleEventLoop', () => {
   it('gives callers asking at the same time one shared sample', async () => {
