@@ -1,4 +1,4 @@
-// app/server/runtime-health.server.ts in plain JS for the bare React server (no build step):
+// app/server/health/runtime-health.server.ts in plain JS for the bare React server (no build step):
 // callers at the same time share one sample, so the deferred section waits as the app's does.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 

@@ -5,7 +5,7 @@
  */
 import { createServerFn } from '@tanstack/react-start';
 import * as v from 'valibot';
-import { sampleEventLoop } from '../../../../../app/server/runtime-health.server';
+import { sampleEventLoop } from '../../../../../app/server/health/runtime-health.server';
 
 export interface AppOverview {
   name: string;
