@@ -62,6 +62,43 @@ test('a page load of / arrives as a segment named after the route', async ({ pag
   });
 });
 
+/** The page loads and navigations received, as `op name`, in order of arrival. */
+const routerSegments = () =>
+  segments()
+    .filter((segment) =>
+      ['pageload', 'navigation'].includes(String(segment.attributes['sentry.op'])),
+    )
+    .map((segment) => `${segment.attributes['sentry.op']} ${segment.name}`);
+
+test('the first navigation after a server-rendered page load is traced, and the next one too', async ({
+  page,
+}) => {
+  await loadAndLetTimePass(page, '/', async () => {
+    await page.clock.runFor('00:40');
+    await page.getByRole('link', { name: 'How errors are handled' }).click();
+    await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
+    await page.clock.runFor('00:40');
+    await page.getByRole('link', { name: 'Home' }).click();
+    // The home page's health probe takes a real 400 ms, and React shows its result on a timer:
+    // the clock moves in small steps until it is shown, so that the navigation does not time
+    // out with the probe's request still open.
+    const sampling = page.getByText("Sampling the server's event loop");
+    await expect
+      .poll(async () => {
+        await page.clock.runFor(100);
+        return sampling.count();
+      })
+      .toBe(0);
+  });
+  await expect.poll(routerSegments).toEqual(['pageload /', 'navigation /about', 'navigation /']);
+  const [, toAbout] = segments();
+  expect(toAbout?.attributes).toMatchObject({
+    'sentry.segment.name.source': 'route',
+    'sentry.idle_span_finish_reason': 'idleTimeout',
+    'url.path': '/about',
+  });
+});
+
 test('a page load of an unknown path sends no spans at all', async ({ page }) => {
   await loadAndLetTimePass(page, '/no-such-page');
   await expect(page.getByRole('heading')).toBeVisible();
