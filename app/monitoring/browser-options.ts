@@ -22,6 +22,7 @@ import {
 import { markInAppFrames } from './in-app';
 import { lazyTransport } from './lazy-transport';
 import type { PublicConfig } from './public-config';
+import { withDetailedScriptErrorsReported } from './script-error-filter';
 import { limitStackFrames } from './stack-limit';
 
 /**
@@ -65,6 +66,8 @@ export function browserOptions(
     transportOptions,
     // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).
     stackParser: markInAppFrames(limitStackFrames(defaultStackParser)),
+    // The SDK's inbound filter would drop a "Script error." even with a stack or a location.
+    integrations: withDetailedScriptErrorsReported,
     ignoreErrors: RESIZE_OBSERVER_LOOP_NOTICES,
     denyUrls: EXTENSION_URLS,
     ignoreSpans: NOT_FOUND_SEGMENTS,

@@ -12,14 +12,31 @@ const SCRIPT_ERROR = /^Script error\.?$/;
 
 /**
  * The browser's opaque "Script error." for an error in a cross-origin script: no message, no
- * stack, no location. "No detail" means: no Error object with a stack behind the event, and
- * no frame with a line number (the SDK fills in the page URL as the filename of a detail-less
- * error, but the browser reports line 0).
+ * stack, no location. Noise: dropped.
  */
 export function isOpaqueScriptError(event: ErrorEvent, hint: EventHint = {}): boolean {
-  if (!messagesOf(event).some((message) => SCRIPT_ERROR.test(message))) return false;
-  if (hasStack(hint.originalException)) return false;
-  return framesOf(event).every((frame) => !frame.lineno);
+  return isScriptError(event) && !hasScriptErrorDetail(event, hint);
+}
+
+/**
+ * A "Script error." that says where it happened: reported like any error, although the SDK's
+ * default inbound filter drops every "Script error." (script-error-filter.ts lets it through).
+ */
+export function isDetailedScriptError(event: ErrorEvent, hint: EventHint = {}): boolean {
+  return isScriptError(event) && hasScriptErrorDetail(event, hint);
+}
+
+function isScriptError(event: ErrorEvent): boolean {
+  return messagesOf(event).some((message) => SCRIPT_ERROR.test(message));
+}
+
+/**
+ * Detail: an Error object with a stack behind the event, or a frame with a line number. A file
+ * name alone is not: the SDK fills in the page URL as the file name of an error that has none
+ * (the browser's muted "Script error." has an empty one), and the browser reports line 0.
+ */
+function hasScriptErrorDetail(event: ErrorEvent, hint: EventHint): boolean {
+  return hasStack(hint.originalException) || framesOf(event).some((frame) => !!frame.lineno);
 }
 
 // --- ResizeObserver ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import {
 import type { BrowserTransportFactory, TracedRouter } from './browser-options';
 import { dropSegmentsIntegration } from './drop-segments';
 import { isUnwantedRouterSegment } from './filters';
+import { withServerRenderedOrigin } from './navigation-origin';
 import { type PageLoadRouter, type RouterLocation, showsPageLoadRoute } from './page-load-route';
 
 /**
@@ -28,6 +29,7 @@ export const offlineTransport: BrowserTransportFactory =
  * the page-load span at the navigation's start (`browserPerformanceTimeOrigin()`), named after
  * the route the router shows; `tracesSampleRate` and `ignoreSpans` were given at init. If the
  * visitor has already moved to another route, that name would be wrong: no page-load span then.
+ * Navigations are traced from the first one on (navigation-origin.ts).
  *
  * @param pageLoad the router's location when monitoring started, before hydration.
  */
@@ -38,7 +40,7 @@ export function startTracing(
   // First, so that it is listening before the page-load span can start.
   addIntegration(dropSegmentsIntegration(isUnwantedRouterSegment, router));
   addIntegration(
-    tanstackRouterBrowserTracingIntegration(router, {
+    tanstackRouterBrowserTracingIntegration(withServerRenderedOrigin(router, pageLoad), {
       instrumentPageLoad: showsPageLoadRoute(router, pageLoad),
     }),
   );

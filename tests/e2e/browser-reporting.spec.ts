@@ -152,6 +152,57 @@ test('noise is not reported, while an error sent after it is', async ({ page }) 
   expect(errorMessages(ingest.received)).toEqual(['control error after the noise']);
 });
 
+test('"Script error." with no file name, no line and no error is not reported', async ({
+  page,
+}) => {
+  const tunnel = await openApp(page);
+  await page.evaluate(() =>
+    window.dispatchEvent(new ErrorEvent('error', { message: 'Script error.' })),
+  );
+  await throwInPage(page, 'control error after the bare script error');
+
+  await expect
+    .poll(() => errorMessages(ingest.received))
+    .toContain('control error after the bare script error');
+  await expect.poll(() => tunnel.settled()).toBe(true);
+  expect(errorMessages(ingest.received)).toEqual(['control error after the bare script error']);
+});
+
+test('"Script error." with a file name and line is reported, with that location', async ({
+  page,
+}) => {
+  await openApp(page);
+  const filename = `${server.url}/_build/assets/widget.js`;
+  await page.evaluate(
+    (file) =>
+      window.dispatchEvent(
+        new ErrorEvent('error', { message: 'Script error.', filename: file, lineno: 12, colno: 7 }),
+      ),
+    filename,
+  );
+
+  await expect.poll(() => errorMessages(ingest.received)).toContain('Script error.');
+  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'Script error.');
+  expect(event?.frames).toEqual([expect.objectContaining({ filename, lineno: 12 })]);
+});
+
+test('"Script error." with an error and its stack is reported, with that stack', async ({
+  page,
+}) => {
+  await openApp(page);
+  await page.evaluate(() => {
+    function failsWithAScriptErrorMessage() {
+      return new Error('Script error.');
+    }
+    const error = failsWithAScriptErrorMessage();
+    window.dispatchEvent(new ErrorEvent('error', { message: 'Script error.', error }));
+  });
+
+  await expect.poll(() => errorMessages(ingest.received)).toContain('Script error.');
+  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'Script error.');
+  expect(event?.frames.at(-1)?.function).toBe('failsWithAScriptErrorMessage');
+});
+
 test('an error thrown 101 calls deep arrives with the 50 frames nearest to the throw', async ({
   page,
 }) => {

@@ -62,6 +62,46 @@ test('a page load of / arrives as a segment named after the route', async ({ pag
   });
 });
 
+/** The page loads and navigations received, in order of arrival. */
+const routerSegments = () =>
+  segments().filter((segment) =>
+    ['pageload', 'navigation'].includes(String(segment.attributes['sentry.op'])),
+  );
+/** The same, as `op name`. */
+const routerSegmentNames = () =>
+  routerSegments().map((segment) => `${segment.attributes['sentry.op']} ${segment.name}`);
+
+test('the first navigation after a server-rendered page load is traced, and the next one too', async ({
+  page,
+}) => {
+  await loadAndLetTimePass(page, '/', async () => {
+    await page.clock.runFor('00:40');
+    await page.getByRole('link', { name: 'How errors are handled' }).click();
+    await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
+    await page.clock.runFor('00:40');
+    await page.getByRole('link', { name: 'Home' }).click();
+    // The home page's health probe takes a real 400 ms, and React shows its result on a timer:
+    // the clock moves in small steps until it is shown, so that the navigation does not time
+    // out with the probe's request still open.
+    const sampling = page.getByText("Sampling the server's event loop");
+    await expect
+      .poll(async () => {
+        await page.clock.runFor(100);
+        return sampling.count();
+      })
+      .toBe(0);
+  });
+  await expect
+    .poll(routerSegmentNames)
+    .toEqual(['pageload /', 'navigation /about', 'navigation /']);
+  const [, toAbout] = routerSegments();
+  expect(toAbout?.attributes).toMatchObject({
+    'sentry.segment.name.source': 'route',
+    'sentry.idle_span_finish_reason': 'idleTimeout',
+    'url.path': '/about',
+  });
+});
+
 test('a page load of an unknown path sends no spans at all', async ({ page }) => {
   await loadAndLetTimePass(page, '/no-such-page');
   await expect(page.getByRole('heading')).toBeVisible();
@@ -79,30 +119,33 @@ for (const path of ['/about/nope', '/errors']) {
   });
 }
 
-test('a navigation to the not-found page sends no spans, while the page load before it does', async ({
+test('a navigation to the not-found page sends no spans, while the navigations around it do', async ({
   page,
 }) => {
+  const aboutLink = page.getByRole('link', { name: 'How errors are handled' });
+  const aboutHeading = page.getByRole('heading', { name: 'How errors are handled' });
   await loadAndLetTimePass(page, '/', async () => {
     await page.clock.runFor('00:40');
-    // After hydrating, Router 1.120 has no resolved location yet, so Sentry starts no span for
-    // the first navigation: this one only sets the scene.
-    await page.getByRole('link', { name: 'How errors are handled' }).click();
-    await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
+    await aboutLink.click();
+    await expect(aboutHeading).toBeVisible();
     await page.clock.runFor('00:40');
-    // No link leads to a missing page: push the URL as a link click would.
+    // No link leads to a missing page: push the URL as a link click would. The tracing
+    // integration names this navigation `/about`, the last route that matched.
     await page.evaluate(() => {
       const index = (history.state?.__TSR_index ?? 0) + 1;
       history.pushState({ __TSR_index: index, key: 'nope', __TSR_key: 'nope' }, '', '/about/nope');
     });
     await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    await page.clock.runFor('00:40');
+    await aboutLink.click();
+    await expect(aboutHeading).toBeVisible();
   });
-  const routerSegments = () =>
-    segments()
-      .filter((segment) =>
-        ['pageload', 'navigation'].includes(String(segment.attributes['sentry.op'])),
-      )
-      .map((segment) => `${segment.attributes['sentry.op']} ${segment.name}`);
-  await expect.poll(routerSegments).toEqual(['pageload /']);
+  await expect
+    .poll(routerSegmentNames)
+    .toEqual(['pageload /', 'navigation /about', 'navigation /about']);
+  // The not-found navigation would have the same name: the paths show which ones arrived.
+  const paths = routerSegments().map((segment) => segment.attributes['url.path']);
+  expect(paths).toEqual(['/', '/about', '/about']);
 });
 
 test('a page load cut short by hiding the tab sends no spans', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { makeFetchTransport } from '@sentry/react';
+import { getDefaultIntegrations, makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
 import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
 import {
@@ -57,8 +57,12 @@ describe('browserOptions', () => {
     expect(options.ignoreSpans).toEqual(NOT_FOUND_SEGMENTS);
   });
 
-  it('starts errors only: the tracing integrations are added after hydration', () => {
-    expect(options.integrations).toBeUndefined();
+  it('starts errors only: the SDK defaults, no tracing (added after hydration)', () => {
+    const defaults = getDefaultIntegrations(options);
+    if (typeof options.integrations !== 'function') throw new Error('not the defaults');
+    const names = options.integrations(defaults).map((integration) => integration.name);
+    expect(names).toEqual(defaults.map((integration) => integration.name));
+    expect(names).not.toContain('BrowserTracing');
   });
 
   it('drops noise in beforeSend and keeps other events', () => {

@@ -3,6 +3,7 @@ import { shouldIgnoreSpan } from '@sentry/core';
 import { notFound, redirect } from '@tanstack/react-router';
 import { describe, expect, it } from 'vitest';
 import {
+  isDetailedScriptError,
   isExtensionUrl,
   isIncompleteRouterSegment,
   isNoiseEvent,
@@ -26,48 +27,81 @@ const errorWithStack = Object.assign(new Error('Script error.'), {
   stack: 'Error: Script error.\n    at run (http://127.0.0.1:3000/app.js:3:9)',
 });
 
-describe('isOpaqueScriptError', () => {
+describe('"Script error.": dropped without detail, reported with a stack or a line', () => {
   it.each([
     [
-      '"Script error." as the SDK builds it from onerror',
+      'as the SDK builds it from onerror',
       eventWith('Script error.', [{ filename: PAGE, lineno: 0 }]),
       {},
-      true,
+      'dropped',
     ],
     [
-      '"Script error" without the full stop',
+      'without the full stop',
       eventWith('Script error', [{ filename: PAGE, lineno: 0 }]),
       {},
-      true,
+      'dropped',
     ],
-    ['as a plain message', { type: undefined, message: 'Script error.' } as ErrorEvent, {}, true],
-    ['with no frames at all', eventWith('Script error.', []), {}, true],
+    [
+      'as a plain message',
+      { type: undefined, message: 'Script error.' } as ErrorEvent,
+      {},
+      'dropped',
+    ],
+    ['with no frames at all', eventWith('Script error.', []), {}, 'dropped'],
+    [
+      'with a script URL but line 0',
+      eventWith('Script error.', [{ filename: 'https://cdn.example.com/x.js', lineno: 0 }]),
+      {},
+      'dropped',
+    ],
     [
       'with a line number (a real location)',
       eventWith('Script error.', [{ filename: PAGE, lineno: 12 }]),
       {},
-      false,
+      'reported',
+    ],
+    [
+      'with a line in a later frame',
+      eventWith('Script error.', [
+        { filename: PAGE, lineno: 0 },
+        { filename: 'https://cdn.example.com/x.js', lineno: 3 },
+      ]),
+      {},
+      'reported',
     ],
     [
       'backed by an Error with a stack',
       eventWith('Script error.', [{ filename: PAGE, lineno: 0 }]),
       { originalException: errorWithStack },
-      false,
+      'reported',
     ],
     [
-      'another message',
+      'backed by an Error whose stack is only its message',
+      eventWith('Script error.', [{ filename: PAGE, lineno: 0 }]),
+      {
+        originalException: Object.assign(new Error('Script error.'), {
+          stack: 'Error: Script error.',
+        }),
+      },
+      'dropped',
+    ],
+    [
+      'another message mentioning it',
       eventWith('Script error in module x', [{ filename: PAGE, lineno: 0 }]),
       {},
-      false,
+      'not a script error',
     ],
     [
       'an ordinary error',
       eventWith('Cannot read properties of undefined', [{ filename: PAGE, lineno: 0 }]),
       {},
-      false,
+      'not a script error',
     ],
-  ])('%s -> %s', (_name, event, hint, expected) => {
-    expect(isOpaqueScriptError(event, hint)).toBe(expected);
+  ])('%s: %s', (_name, event, hint, verdict) => {
+    const opaque = isOpaqueScriptError(event, hint);
+    const detailed = isDetailedScriptError(event, hint);
+    expect(opaque && detailed).toBe(false);
+    expect(opaque ? 'dropped' : detailed ? 'reported' : 'not a script error').toBe(verdict);
   });
 });
 
