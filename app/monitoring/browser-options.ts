@@ -5,7 +5,7 @@
  * after hydration (late-monitoring.ts); docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  */
 
-import type { OfflineTransportOptions } from '@sentry/core';
+import type { OfflineTransportOptions, StackParser } from '@sentry/core';
 import {
   type BrowserOptions,
   defaultStackParser,
@@ -44,7 +44,11 @@ export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegra
 export function browserOptions(
   config: PublicConfig,
   offlineTransport: PromiseLike<BrowserTransportFactory>,
-): BrowserOptions {
+): BrowserOptions & {
+  stackParser: StackParser;
+  transport: BrowserTransportFactory;
+  tunnel: string;
+} {
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
   const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> = {

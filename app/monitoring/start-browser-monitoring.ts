@@ -5,7 +5,7 @@
  * what is reported before they arrive waits for them (lazy-transport.ts).
  * See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  */
-import * as Sentry from '@sentry/react';
+import { startBrowserClient } from './browser-client';
 import { browserOptions, type TracedRouter } from './browser-options';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import type { PublicConfig } from './public-config';
@@ -34,7 +34,7 @@ export function startBrowserMonitoring(
     load = resolve;
   });
   const offlineTransport = late.then((parts) => parts.offlineTransport);
-  Sentry.init(browserOptions(config, offlineTransport));
+  startBrowserClient(browserOptions(config, offlineTransport));
   // Only once Sentry has started: with a config it refuses, nothing more loads.
   load(loadAfter(hydrated));
   late.then(

@@ -1,0 +1,60 @@
+/**
+ * Starts the browser's Sentry client from `BrowserClient` and a chosen list of integrations,
+ * instead of `Sentry.init`, which always references all of the SDK's default integrations
+ * (and so bundles them). Otherwise what `@sentry/react`'s `init` does (11.12): the `react` SDK
+ * name and context, the browser's value normaliser, the client bound to the current scope.
+ * Which integrations, and why the others are left out: docs/decisions/0910-*.md.
+ */
+import {
+  BrowserClient,
+  type BrowserOptions,
+  breadcrumbsIntegration,
+  consoleIntegration,
+  dedupeIntegration,
+  eventFiltersIntegration,
+  globalHandlersIntegration,
+  httpContextIntegration,
+  linkedErrorsIntegration,
+  normalizeStringifyValue,
+  setContext,
+} from '@sentry/browser';
+import {
+  applySdkMetadata,
+  initAndBind,
+  type StackParser,
+  setNormalizeStringifier,
+} from '@sentry/core';
+import { version as reactVersion } from 'react';
+
+/** What the client needs beyond `BrowserOptions`: browser-options.ts always gives both. */
+type StartOptions = BrowserOptions & {
+  stackParser: StackParser;
+  transport: NonNullable<BrowserOptions['transport']>;
+  // A URL, never the SDK's managed tunnel (`true`), which `init` would have resolved here.
+  tunnel: string;
+};
+
+export function startBrowserClient(options: StartOptions): void {
+  const clientOptions: ConstructorParameters<typeof BrowserClient>[0] = {
+    ...options,
+    integrations: [
+      // `ignoreErrors` and `denyUrls` (filters.ts's patterns) are applied by this one.
+      eventFiltersIntegration(),
+      // window.onerror and unhandledrejection: the errors nobody caught.
+      globalHandlersIntegration(),
+      // `error.cause` chains, as one event.
+      linkedErrorsIntegration(),
+      // The same error twice in a row (a rethrow seen by two handlers) is one event.
+      dedupeIntegration(),
+      // The page's URL, user agent and referrer on every event.
+      httpContextIntegration(),
+      // What happened before the error: clicks, key presses, fetch/XHR, navigations, console.
+      breadcrumbsIntegration(),
+      consoleIntegration(),
+    ],
+  };
+  applySdkMetadata(clientOptions, 'react');
+  setContext('react', { version: reactVersion });
+  setNormalizeStringifier(normalizeStringifyValue);
+  initAndBind(BrowserClient, clientOptions);
+}
