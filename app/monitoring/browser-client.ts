@@ -9,9 +9,12 @@ import {
   BrowserClient,
   type BrowserOptions,
   breadcrumbsIntegration,
+  browserApiErrorsIntegration,
+  browserSessionIntegration,
   consoleIntegration,
   dedupeIntegration,
   eventFiltersIntegration,
+  functionToStringIntegration,
   globalHandlersIntegration,
   httpContextIntegration,
   linkedErrorsIntegration,
@@ -42,6 +45,11 @@ export function startBrowserClient(options: StartOptions): void {
       eventFiltersIntegration(),
       // window.onerror and unhandledrejection: the errors nobody caught.
       globalHandlersIntegration(),
+      // Errors in timer, animation-frame and event-listener callbacks, caught where they are
+      // thrown (with the original error even where window.onerror would only see "Script error.");
+      // functionToString keeps the wrapped callbacks' source readable.
+      browserApiErrorsIntegration(),
+      functionToStringIntegration(),
       // `error.cause` chains, as one event.
       linkedErrorsIntegration(),
       // The same error twice in a row (a rethrow seen by two handlers) is one event.
@@ -51,6 +59,8 @@ export function startBrowserClient(options: StartOptions): void {
       // What happened before the error: clicks, key presses, fetch/XHR, navigations, console.
       breadcrumbsIntegration(),
       consoleIntegration(),
+      // A session per page load, for Sentry's release health (crash-free sessions).
+      browserSessionIntegration(),
     ],
   };
   applySdkMetadata(clientOptions, 'react');
