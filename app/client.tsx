@@ -1,25 +1,28 @@
 /// <reference types="vinxi/types/client" />
 
-import * as Sentry from '@sentry/react';
 import { StartClient } from '@tanstack/react-start';
 import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { OnHydrated } from './components/OnHydrated';
 import { reportCspViolations } from './monitoring/csp-violations';
+import { startEarlyReports } from './monitoring/early-reports';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from './site-config';
 
+// First: errors are caught from here on, although the SDK loads after hydration (decision 0910).
+const early = startEarlyReports(window);
+
 // The same context the server rendered with, so that hydration renders the same page.
 const site = parseSiteConfig(document.getElementById(SITE_CONFIG_ELEMENT_ID)?.textContent);
 const router = createRouter(site);
-// Tracing and the offline store load once the page has hydrated, not before (decision 0830).
+// The SDK, tracing and the offline store load once the page has hydrated (decisions 0830, 0910).
 let markShellHydrated = () => {};
 const shellHydrated = new Promise<void>((resolve) => {
   markShellHydrated = resolve;
 });
 try {
-  startBrowserMonitoring(router, site?.monitoring, shellHydrated);
+  startBrowserMonitoring(router, site?.monitoring, early, shellHydrated);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);
@@ -27,7 +30,7 @@ try {
 
 // From the first script on, like errors: a violation during hydration is the one that matters.
 reportCspViolations(document, ({ message, tags, extra }) =>
-  Sentry.captureMessage(message, { level: 'warning', tags, extra }),
+  early.captureMessage(message, { level: 'warning', tags, extra }),
 );
 
 hydrateRoot(

@@ -1,6 +1,7 @@
 import * as Sentry from '@sentry/react';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
+import { earlyReports } from '#app/monitoring/early-reports';
 import { useSiteConfig } from './use-site-config';
 
 interface Report {
@@ -16,12 +17,22 @@ export function LastReport() {
   const [report, setReport] = useState<Report>();
   const inbox = useSiteConfig()?.links.errorInbox === true;
   useEffect(() => {
-    const client = Sentry.getClient();
-    if (!client) return;
-    return client.on('afterSendEvent', (event, response) => {
-      if (event.type !== undefined || !event.event_id) return; // transactions are not reports
-      setReport({ eventId: event.event_id, status: response.statusCode });
-    });
+    let unsubscribe: (() => void) | undefined;
+    let unmounted = false;
+    // The SDK loads after hydration (decision 0910): listen once it has taken over.
+    void earlyReports()
+      ?.whenHandedOver()
+      .then(() => {
+        if (unmounted) return;
+        unsubscribe = Sentry.getClient()?.on('afterSendEvent', (event, response) => {
+          if (event.type !== undefined || !event.event_id) return; // transactions are not reports
+          setReport({ eventId: event.event_id, status: response.statusCode });
+        });
+      });
+    return () => {
+      unmounted = true;
+      unsubscribe?.();
+    };
   }, []);
   if (!report) return null;
   const accepted = report.status === 200;

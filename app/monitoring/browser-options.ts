@@ -5,7 +5,7 @@
  * after hydration (late-monitoring.ts); docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  */
 
-import type { OfflineTransportOptions } from '@sentry/core';
+import type { OfflineTransportOptions, StackParser } from '@sentry/core';
 import {
   type BrowserOptions,
   defaultStackParser,
@@ -22,7 +22,6 @@ import {
 import { markInAppFrames } from './in-app';
 import { lazyTransport } from './lazy-transport';
 import type { PublicConfig } from './public-config';
-import { withDetailedScriptErrorsReported } from './script-error-filter';
 import { limitStackFrames } from './stack-limit';
 
 /**
@@ -45,7 +44,11 @@ export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegra
 export function browserOptions(
   config: PublicConfig,
   offlineTransport: PromiseLike<BrowserTransportFactory>,
-): BrowserOptions {
+): BrowserOptions & {
+  stackParser: StackParser;
+  transport: BrowserTransportFactory;
+  tunnel: string;
+} {
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
   const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> = {
@@ -66,8 +69,6 @@ export function browserOptions(
     transportOptions,
     // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).
     stackParser: markInAppFrames(limitStackFrames(defaultStackParser)),
-    // The SDK's inbound filter would drop a "Script error." even with a stack or a location.
-    integrations: withDetailedScriptErrorsReported,
     ignoreErrors: RESIZE_OBSERVER_LOOP_NOTICES,
     denyUrls: EXTENSION_URLS,
     ignoreSpans: NOT_FOUND_SEGMENTS,

@@ -1,16 +1,18 @@
-import * as Sentry from '@sentry/react';
+import { earlyReports } from './early-reports';
 
 /**
  * Reports an error that a React error boundary caught, exactly once: React 19 hands caught
  * errors to `onCaughtError`, which this app leaves at React's default (console.error), and the
- * router's CatchBoundary reports nothing itself (docs/decisions/0403). Returns the event id.
- * Never throws: it runs inside an error component.
+ * router's CatchBoundary reports nothing itself (docs/decisions/0403). Through the page's
+ * recorder, which hands it to the SDK now or once it has loaded (decision 0910). Returns the
+ * event id. Never throws: it runs inside an error component.
  */
 export function reportClientError(error: unknown): string | undefined {
   try {
-    return Sentry.captureException(error, {
+    return earlyReports()?.captureException(error, {
       // As @sentry/react's own ErrorBoundary marks it: a fallback was shown, so it was handled.
-      mechanism: { type: 'auto.function.react.error_boundary', handled: true },
+      type: 'auto.function.react.error_boundary',
+      handled: true,
     });
   } catch {
     // Nothing left to do: reporting must not break the fallback.

@@ -6,8 +6,9 @@
  * detail, which still goes through the options' `ignoreErrors`, `denyUrls` and `allowUrls`.
  * None of the other default patterns could match "Script error." anyway.
  */
+
+import { eventFiltersIntegration } from '@sentry/browser';
 import type { ErrorEvent, Integration } from '@sentry/core';
-import { eventFiltersIntegration } from '@sentry/react';
 import { isDetailedScriptError } from './filters';
 
 export function eventFiltersReportingDetailedScriptErrors(): Integration {
@@ -26,11 +27,4 @@ export function eventFiltersReportingDetailedScriptErrors(): Integration {
       return filter.processEvent ? filter.processEvent(event, hint, client) : event;
     },
   };
-}
-
-/** For `integrations` at init: the SDK's defaults, with this filter in place of its own. */
-export function withDetailedScriptErrorsReported(defaults: Integration[]): Integration[] {
-  return defaults.map((integration) =>
-    integration.name === 'EventFilters' ? eventFiltersReportingDetailedScriptErrors() : integration,
-  );
 }

@@ -1,25 +1,30 @@
 /**
- * Browser side: starts Sentry with the config the server rendered into the document, before
- * hydration, so that errors during hydration are reported too. That part is errors only;
- * tracing and the offline store load after hydration (late-monitoring.ts, its own chunk), and
- * what is reported before they arrive waits for them (lazy-transport.ts).
- * See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ * Browser side, before hydration: no SDK. The page's early recorder (early-reports.ts, started
+ * first by app/client.tsx) catches errors from the first script on; the Sentry SDK, tracing and
+ * the offline store load from our origin once the page has hydrated (late-sdk.ts) and take over
+ * what was caught. If the tab is closed before they arrive, or they cannot be loaded, what was
+ * caught is sent without them (early-envelope.ts). See
+ * docs/decisions/0910-sentry-sdk-after-hydration.md.
  */
-import * as Sentry from '@sentry/react';
-import { browserOptions, type TracedRouter } from './browser-options';
+import type { TracedRouter } from './browser-options';
+import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
+import { earlyEnvelopes } from './early-envelope';
+import { type EarlyReport, type EarlyReports, randomEventId } from './early-reports';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
+import type { PageLoadRouter } from './page-load-route';
 import type { PublicConfig } from './public-config';
 
 /**
  * When hydration never completes (it failed outright), the late part loads this long after
- * monitoring started anyway: the error that broke the page is waiting for its transport.
+ * monitoring started anyway: the error that broke the page is waiting for the SDK.
  */
 export const LATE_MONITORING_DEADLINE_MS = 5_000;
 
 /** @param shellHydrated resolves once React has committed the hydrated document's shell. */
 export function startBrowserMonitoring(
-  router: TracedRouter & RenderedRouter,
+  router: TracedRouter & PageLoadRouter & RenderedRouter,
   config: PublicConfig | undefined,
+  early: EarlyReports,
   shellHydrated: Promise<void>,
 ): void {
   // Every page the server renders carries the config; only a page that is not ours does not.
@@ -27,26 +32,46 @@ export function startBrowserMonitoring(
     console.error('[monitoring] the page carries no site config: browser errors are not reported');
     return;
   }
+  const dsn = parseDsn(config.dsn);
+  if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
+  const sendWithoutSdk = envelopeSender(config, tunnelUrlOf(dsn));
   const hydrated = whenPageHydrated(router, shellHydrated);
   const pageLoad = router.state.location;
-  let load: (late: Promise<LateMonitoring>) => void = () => {};
-  const late = new Promise<LateMonitoring>((resolve) => {
-    load = resolve;
+
+  // The tab is going away before the SDK came: what waits goes now, or never.
+  addEventListener('pagehide', () => {
+    if (!early.handedOver() && early.pendingCount() > 0) sendWithoutSdk(early.takePending());
   });
-  const offlineTransport = late.then((parts) => parts.offlineTransport);
-  Sentry.init(browserOptions(config, offlineTransport));
-  // Only once Sentry has started: with a config it refuses, nothing more loads.
-  load(loadAfter(hydrated));
-  late.then(
-    (parts) => parts.startTracing(router, pageLoad),
-    (error: unknown) => console.warn('[monitoring] tracing did not load', error),
-  );
+  loadAfter(hydrated)
+    .then((late) => late.startSentry(config, early, router, pageLoad))
+    .catch((error: unknown) => {
+      console.warn('[monitoring] the Sentry SDK did not load; errors are sent without it', error);
+      if (!early.handedOver()) {
+        early.handOver({ receive: (report) => sendWithoutSdk([report]) }, false);
+      }
+    });
 }
 
-type LateMonitoring = typeof import('./late-monitoring');
+type LateSdk = typeof import('./late-sdk');
 
 /** Imports the late part once hydrated, or at the deadline if hydration has not completed. */
-function loadAfter(hydrated: Promise<void>): Promise<LateMonitoring> {
+function loadAfter(hydrated: Promise<void>): Promise<LateSdk> {
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, LATE_MONITORING_DEADLINE_MS));
-  return Promise.race([hydrated, deadline]).then(() => import('./late-monitoring'));
+  return Promise.race([hydrated, deadline]).then(() => import('./late-sdk'));
+}
+
+/** Sends reports as envelopes to the tunnel with `sendBeacon`, which outlives the page. */
+function envelopeSender(config: PublicConfig, tunnel: string) {
+  return (reports: EarlyReport[]) => {
+    const envelopes = earlyEnvelopes(reports, {
+      dsn: config.dsn,
+      environment: config.environment,
+      release: config.release,
+      url: location.href,
+      userAgent: navigator.userAgent,
+      sentAt: new Date(),
+      newEventId: randomEventId,
+    });
+    for (const envelope of envelopes) navigator.sendBeacon(tunnel, envelope);
+  };
 }

@@ -1,23 +1,27 @@
 /**
- * Tracing and the offline store load after hydration (app/monitoring/late-monitoring.ts, in the
- * `late-monitoring` and `sentry-tracing` chunks); errors are reported from the first script on
- * (docs/decisions/0830-tracing-and-offline-store-after-hydration.md). The tests hold back the
- * route's chunk (so the page cannot hydrate) or the late chunks (so tracing cannot start) with
- * `page.route`, to show what happens before they arrive.
+ * The Sentry SDK, tracing and the offline store load after hydration (app/monitoring/late-sdk.ts,
+ * in the `late-sdk`, `vendor-sentry` and `sentry-tracing` chunks); errors are caught from the first
+ * script on by the page's early recorder (app/monitoring/early-reports.ts). Decisions 0830, 0910.
+ * The tests hold back the route's chunk (so the page cannot hydrate) or the late chunks (so the
+ * SDK cannot start) with `page.route`, to show what happens before they arrive.
  */
 import { expect, type Page, test } from '@playwright/test';
 import { LATE_MONITORING_DEADLINE_MS } from '#app/monitoring/start-browser-monitoring';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { errorMessages, parseEnvelope, spans } from '#tests/support/received-envelopes';
+import {
+  errorEvents,
+  errorMessages,
+  parseEnvelope,
+  spans,
+} from '#tests/support/received-envelopes';
 import { waitUntilReactOwns } from './support/hydration';
 import {
   captureInPage,
-  handedToTransport,
-  recordHandedToTransport,
+  pendingEarlyReports,
   throwInPage,
   tracingStarted,
-  waitForSentryClient,
+  waitForEarlyReports,
   waitForTracing,
 } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
@@ -41,7 +45,7 @@ test.afterAll(async () => {
 
 test.beforeEach(() => ingest.reset());
 
-const LATE_CHUNK = /\/_build\/assets\/(late-monitoring|sentry-tracing)-[\w-]+\.js$/;
+const LATE_CHUNK = /\/_build\/assets\/(late-sdk|vendor-sentry|sentry-tracing)-[\w-]+\.js$/;
 const ABOUT_CHUNK = /\/_build\/assets\/about-[\w-]+\.js$/;
 
 /** Holds back the page's requests for matching URLs until released, then lets them through or fails them. */
@@ -61,29 +65,44 @@ async function holdRequests(page: Page, url: RegExp) {
 
 const navLink = (page: Page) => page.getByRole('link', { name: 'How errors are handled' });
 
-test('an error thrown before hydration waits for the late part, and then arrives', async ({
+test('an error thrown before hydration waits for the SDK, and arrives with its own time and stack', async ({
   page,
 }) => {
   const late = await holdRequests(page, LATE_CHUNK);
   const route = await holdRequests(page, ABOUT_CHUNK);
   await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
-  await waitForSentryClient(page);
+  await waitForEarlyReports(page);
   // The page cannot hydrate without its route's chunk.
   await expect.poll(() => route.held.length).toBeGreaterThan(0);
-  await recordHandedToTransport(page);
 
-  await throwInPage(page, 'thrown before hydration');
-  await expect.poll(() => handedToTransport(page)).toContain('thrown before hydration');
+  const thrownAt = await page.evaluate(() => {
+    function throwsBeforeHydration() {
+      throw new Error('thrown before hydration');
+    }
+    setTimeout(throwsBeforeHydration);
+    return Date.now() / 1000;
+  });
+  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
   expect(late.held).toEqual([]);
 
   route.release('arrive');
   await waitUntilReactOwns(navLink(page));
   await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  const releasedAt = await page.evaluate(() => Date.now() / 1000);
   expect(await tracingStarted(page)).toBe(false);
 
   late.release('arrive');
   await expect.poll(() => errorMessages(ingest.received)).toContain('thrown before hydration');
   await waitForTracing(page);
+  const [event] = errorEvents(ingest.received).filter(
+    (e) => e.message === 'thrown before hydration',
+  );
+  // The SDK's own global handler made it, from the original error: its stack is the throw's.
+  expect(event?.frames.at(-1)?.function).toBe('throwsBeforeHydration');
+  expect(event?.mechanism).toBe('auto.browser.global_handlers.onerror');
+  // When it was thrown, not when the SDK arrived.
+  expect(event?.timestamp).toBeGreaterThanOrEqual(thrownAt - 0.01);
+  expect(event?.timestamp).toBeLessThan(releasedAt);
 });
 
 test('the page load trace keeps the navigation start and the route name though tracing starts late', async ({
@@ -110,13 +129,13 @@ test('the page load trace keeps the navigation start and the route name though t
     timeOrigin: performance.timeOrigin,
     lateChunksArrived: performance
       .getEntriesByType('resource')
-      .filter((entry) => /\/(late-monitoring|sentry-tracing)-/.test(entry.name))
+      .filter((entry) => /\/(late-sdk|vendor-sentry|sentry-tracing)-/.test(entry.name))
       .map((entry) => (entry as PerformanceResourceTiming).responseEnd),
   }));
   const startAfterNavigationMs = (pageLoad?.startTimestamp ?? 0) * 1000 - timing.timeOrigin;
   expect(startAfterNavigationMs).toBeLessThanOrEqual(5);
   expect(startAfterNavigationMs).toBeGreaterThan(-1_000);
-  expect(timing.lateChunksArrived).toHaveLength(2);
+  expect(timing.lateChunksArrived).toHaveLength(3);
   for (const arrived of timing.lateChunksArrived) {
     expect(arrived).toBeGreaterThan(startAfterNavigationMs + 5);
   }
@@ -163,24 +182,58 @@ test('a page load left before tracing arrives is not traced under the next route
   expect(pageLoads).toEqual([]);
 });
 
-test('when the late part cannot be loaded, errors still go out, without tracing', async ({
+test('when the SDK cannot be loaded, errors still go out, without it', async ({ page }) => {
+  const late = await holdRequests(page, LATE_CHUNK);
+  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await waitUntilReactOwns(navLink(page));
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  await throwInPage(page, 'thrown while the SDK fails to load');
+  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
+
+  late.release('fail');
+  await expect
+    .poll(() => errorMessages(ingest.received))
+    .toContain('thrown while the SDK fails to load');
+  // And what is thrown later, too.
+  await throwInPage(page, 'thrown after the SDK failed to load');
+  await expect
+    .poll(() => errorMessages(ingest.received))
+    .toContain('thrown after the SDK failed to load');
+  expect(await tracingStarted(page)).toBe(false);
+  const [event] = errorEvents(ingest.received).filter(
+    (e) => e.message === 'thrown while the SDK fails to load',
+  );
+  expect(event?.type).toBe('Error');
+  expect(event?.frames.length).toBeGreaterThan(0);
+});
+
+test('an error thrown before the SDK arrives is delivered when the visitor leaves first', async ({
   page,
 }) => {
   const late = await holdRequests(page, LATE_CHUNK);
   await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
   await waitUntilReactOwns(navLink(page));
   await expect.poll(() => late.held.length).toBeGreaterThan(0);
-  await recordHandedToTransport(page);
-  await throwInPage(page, 'thrown while the late part fails to load');
-  await expect
-    .poll(() => handedToTransport(page))
-    .toContain('thrown while the late part fails to load');
+  await page.evaluate(() => {
+    function throwsBeforeLeaving() {
+      throw new Error('thrown just before leaving');
+    }
+    setTimeout(throwsBeforeLeaving);
+    // Noise is still not reported.
+    window.dispatchEvent(
+      new ErrorEvent('error', { message: 'ResizeObserver loop limit exceeded' }),
+    );
+  });
+  await expect.poll(() => pendingEarlyReports(page)).toBe(2);
 
+  // The SDK never arrives: the page is left.
+  await page.goto('about:blank');
+  await expect.poll(() => errorMessages(ingest.received)).toContain('thrown just before leaving');
+  expect(errorMessages(ingest.received)).toEqual(['thrown just before leaving']);
+  const [event] = errorEvents(ingest.received);
+  expect(event?.frames.at(-1)?.function).toBe('throwsBeforeLeaving');
+  expect(event?.mechanism).toBe('auto.browser.global_handlers.onerror');
   late.release('fail');
-  await expect
-    .poll(() => errorMessages(ingest.received))
-    .toContain('thrown while the late part fails to load');
-  expect(await tracingStarted(page)).toBe(false);
 });
 
 test('when the page never hydrates, the late part loads at its deadline and the failure arrives', async ({
@@ -209,7 +262,7 @@ test('when the page never hydrates, the late part loads at its deadline and the 
   await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
   const failure = (await failed).message;
   expect(failure).toBe('Invariant failed');
-  await waitForSentryClient(page);
+  await waitForEarlyReports(page);
   expect(lateRequests).toEqual([]);
 
   await page.clock.runFor(LATE_MONITORING_DEADLINE_MS);
@@ -218,14 +271,11 @@ test('when the page never hydrates, the late part loads at its deadline and the 
   expect(await navLink(page).count()).toBe(0);
 });
 
-test('a CSP violation before hydration is reported once the late part arrives', async ({
-  page,
-}) => {
+test('a CSP violation before hydration is reported once the SDK arrives', async ({ page }) => {
   const route = await holdRequests(page, ABOUT_CHUNK);
   await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
-  await waitForSentryClient(page);
+  await waitForEarlyReports(page);
   await expect.poll(() => route.held.length).toBeGreaterThan(0);
-  await recordHandedToTransport(page);
 
   await page.evaluate(() => {
     const script = document.createElement('script');
@@ -233,7 +283,7 @@ test('a CSP violation before hydration is reported once the late part arrives', 
     document.body.append(script);
   });
   const message = 'Content-Security-Policy: script-src-elem blocked inline';
-  await expect.poll(() => handedToTransport(page)).toContain(message);
+  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
 
   route.release('arrive');
   const messages = () =>
@@ -261,7 +311,7 @@ function watchLateChunkRequests() {
     for (const record of records) {
       for (const node of record.addedNodes) {
         const url = (node as HTMLLinkElement).href || (node as HTMLScriptElement).src || '';
-        const chunk = /\/(late-monitoring|sentry-tracing)-[\w-]+\.js$/.exec(url)?.[1];
+        const chunk = /\/(late-sdk|vendor-sentry|sentry-tracing)-[\w-]+\.js$/.exec(url)?.[1];
         if (chunk) requests.push({ chunk, contentHydrated });
       }
     }
@@ -282,8 +332,9 @@ test('the late chunks are requested only once React owns the page', async ({ pag
       ).__lateChunkRequests,
   );
   expect(requests.map((request) => request.chunk).sort()).toEqual([
-    'late-monitoring',
+    'late-sdk',
     'sentry-tracing',
+    'vendor-sentry',
   ]);
   expect(requests.filter((request) => !request.contentHydrated)).toEqual([]);
 });

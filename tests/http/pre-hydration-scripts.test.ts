@@ -1,7 +1,7 @@
 /**
- * The scripts a page loads before hydration hold the errors-only SDK, not tracing or the offline
- * store: those are in `sentry-tracing` (with our `late-monitoring`), imported after hydration
- * (docs/decisions/0830-tracing-and-offline-store-after-hydration.md). Read from what the server
+ * The scripts a page loads before hydration hold no Sentry SDK at all, only the early recorder:
+ * the SDK (`vendor-sentry`), tracing and the offline store (`sentry-tracing`) and our `late-sdk`
+ * are imported after hydration (docs/decisions/0830-*.md, 0910-sentry-sdk-after-hydration.md). Read from what the server
  * sends: the page's scripts and modulepreloads, and every chunk they import statically. This is
  * also the check build/client-chunks.ts relies on after an SDK upgrade.
  */
@@ -74,12 +74,13 @@ describe('scripts before hydration', () => {
   });
 
   for (const path of ['/', '/about']) {
-    it(`${path}: the errors-only SDK, no tracing and no offline store`, async () => {
+    it(`${path}: no SDK, no tracing and no offline store`, async () => {
       const scripts = await scriptsBeforeHydration(path);
       const names = [...scripts.keys()].map(chunkName);
-      expect(names).toEqual(expect.arrayContaining(['client', 'app', 'vendor-sentry']));
+      expect(names).toEqual(expect.arrayContaining(['client', 'app']));
+      expect(names).not.toContain('vendor-sentry');
       expect(names).not.toContain('sentry-tracing');
-      expect(names).not.toContain('late-monitoring');
+      expect(names).not.toContain('late-sdk');
       for (const [script, code] of scripts) {
         for (const marker of LATE_MARKERS)
           expect(code, `${script}: ${marker}`).not.toContain(marker);
@@ -90,6 +91,6 @@ describe('scripts before hydration', () => {
   it('the app imports the late part only with import()', async () => {
     const scripts = await scriptsBeforeHydration('/about');
     const app = [...scripts].find(([path]) => chunkName(path) === 'app')?.[1] ?? '';
-    expect(app).toMatch(/import\(["']\.\/late-monitoring-[\w-]{8}\.js["']\)/);
+    expect(app).toMatch(/import\(["']\.\/late-sdk-[\w-]{8}\.js["']\)/);
   });
 });

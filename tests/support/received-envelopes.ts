@@ -28,6 +28,10 @@ export interface ErrorEventSummary {
   message: string;
   type?: string;
   frames: Array<{ filename?: string; function?: string; lineno?: number }>;
+  /** Seconds since the epoch: when it happened. */
+  timestamp?: number;
+  /** The mechanism's type: which handler caught it. */
+  mechanism?: string;
 }
 
 /** Every error event the ingest received, in order of arrival. */
@@ -38,8 +42,14 @@ export function errorEvents(received: ReceivedRequest[]): ErrorEventSummary[] {
       if (item.header.type !== 'event') continue;
       const event = item.payload as {
         message?: string;
+        timestamp?: number;
         exception?: {
-          values?: Array<{ type?: string; value?: string; stacktrace?: { frames?: [] } }>;
+          values?: Array<{
+            type?: string;
+            value?: string;
+            stacktrace?: { frames?: [] };
+            mechanism?: { type?: string };
+          }>;
         };
       };
       const exception = event.exception?.values?.at(-1);
@@ -47,6 +57,8 @@ export function errorEvents(received: ReceivedRequest[]): ErrorEventSummary[] {
         message: exception?.value ?? event.message ?? '',
         type: exception?.type,
         frames: exception?.stacktrace?.frames ?? [],
+        timestamp: event.timestamp,
+        mechanism: exception?.mechanism?.type,
       });
     }
   }

@@ -133,3 +133,20 @@ export function handedToTransport(page: Page): Promise<string[]> {
     () => (window as unknown as { __handedToTransport: string[] }).__handedToTransport,
   );
 }
+
+/**
+ * Waits until the page's early recorder listens (app/monitoring/early-reports.ts, the first thing
+ * the client entry starts): errors are caught from then on, before the SDK has loaded.
+ */
+export async function waitForEarlyReports(page: Page): Promise<void> {
+  await page.waitForFunction(() => '__earlyReports' in window);
+}
+
+/** How many reports wait in the early recorder for the SDK (0 once it has taken over). */
+export function pendingEarlyReports(page: Page): Promise<number> {
+  return page.evaluate(() =>
+    (
+      window as unknown as { __earlyReports: { pendingCount(): number } }
+    ).__earlyReports.pendingCount(),
+  );
+}

@@ -1,13 +1,14 @@
 import type { Client, ErrorEvent, Event, EventHint, Integration } from '@sentry/core';
-import { getDefaultIntegrations, makeFetchTransport } from '@sentry/react';
+import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
+import { errorIntegrations } from '#app/monitoring/browser-client';
 import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 
 const PAGE = 'http://127.0.0.1:3000/about';
 const EXTENSION = 'chrome-extension://abcdef/content.js';
 
-/** The inbound filter as the app's options install it among the SDK's defaults. */
+/** The inbound filter the browser client starts with, over the app's options. */
 function installedEventFilter(): { filter: Integration; client: Client } {
   const options = browserOptions(
     {
@@ -19,9 +20,7 @@ function installedEventFilter(): { filter: Integration; client: Client } {
     },
     Promise.resolve<BrowserTransportFactory>(makeFetchTransport),
   );
-  if (typeof options.integrations !== 'function') throw new Error('integrations is not a function');
-  const integrations = options.integrations(getDefaultIntegrations(options));
-  const filter = integrations.find((integration) => integration.name === 'EventFilters');
+  const filter = errorIntegrations().find((integration) => integration.name === 'EventFilters');
   if (!filter?.processEvent) throw new Error('no EventFilters integration');
   const client = { getOptions: () => options } as unknown as Client;
   filter.setup?.(client);

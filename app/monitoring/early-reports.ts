@@ -1,0 +1,134 @@
+/**
+ * The first monitoring code the page runs, before the Sentry SDK, which loads after hydration
+ * (docs/decisions/0910-sentry-sdk-after-hydration.md): Sentry's own loader pattern, from our
+ * origin. Uncaught errors and unhandled rejections are caught here from the first script on, and
+ * what the app reports itself (the error boundary, CSP violations) comes here too. Until the SDK
+ * takes over (`handOver`), reports wait, in order, with the original Error objects and the time
+ * they happened; then they are replayed into the SDK and everything goes straight to it.
+ * Imports no SDK code: it must stay a few hundred bytes.
+ */
+
+/** How the SDK marks what a handler caught (`Mechanism` in @sentry/core). */
+export interface ReportMechanism {
+  type: string;
+  handled: boolean;
+}
+
+/** `captureMessage`'s context, as the CSP listener fills it. */
+export interface MessageContext {
+  level: 'warning' | 'error' | 'info';
+  tags?: Record<string, string>;
+  extra?: Record<string, unknown>;
+}
+
+/** One report, `at` in seconds since the epoch (Sentry's event timestamp). */
+export type EarlyReport =
+  | { kind: 'error'; event: ErrorEvent; at: number }
+  | { kind: 'rejection'; event: PromiseRejectionEvent; at: number }
+  | { kind: 'exception'; error: unknown; mechanism: ReportMechanism; eventId: string; at: number }
+  | { kind: 'message'; message: string; context: MessageContext; eventId: string; at: number };
+
+/** Where reports go once something can send them: the SDK, or the envelope fallback. */
+export interface ReportReceiver {
+  receive(report: EarlyReport): void;
+}
+
+/** As many as the SDK's transport queue holds (browser-options.ts): a burst is cut there too. */
+export const EARLY_REPORTS_LIMIT = 64;
+
+export interface EarlyReports {
+  /** Reports a caught error; returns the id its event will have. */
+  captureException(error: unknown, mechanism: ReportMechanism): string;
+  captureMessage(message: string, context: MessageContext): string;
+  /** How many reports wait for a receiver. */
+  pendingCount(): number;
+  /** Takes the waiting reports out (to send them some other way); they are not replayed. */
+  takePending(): EarlyReport[];
+  /**
+   * From now on `receiver` gets every report: the waiting ones first, in order. When it catches
+   * uncaught errors itself (the SDK's global handlers), this stops listening for them.
+   */
+  handOver(receiver: ReportReceiver, catchesUncaughtErrors: boolean): void;
+  /** Whether a receiver has taken over. */
+  handedOver(): boolean;
+  /** Resolves once a receiver has taken over (never, if none does). */
+  whenHandedOver(): Promise<void>;
+}
+
+type Target = Pick<Window, 'addEventListener' | 'removeEventListener'>;
+
+export function recordEarlyReports(
+  target: Target,
+  now: () => number = () => Date.now() / 1000,
+  newEventId: () => string = randomEventId,
+): EarlyReports {
+  let pending: EarlyReport[] = [];
+  let receiver: ReportReceiver | undefined;
+  let markHandedOver = () => {};
+  const handedOver = new Promise<void>((resolve) => {
+    markHandedOver = resolve;
+  });
+
+  const add = (report: EarlyReport) => {
+    if (receiver) receiver.receive(report);
+    else if (pending.length < EARLY_REPORTS_LIMIT) pending.push(report);
+  };
+  const onError = (event: Event) => add({ kind: 'error', event: event as ErrorEvent, at: now() });
+  const onRejection = (event: Event) =>
+    add({ kind: 'rejection', event: event as PromiseRejectionEvent, at: now() });
+  target.addEventListener('error', onError);
+  target.addEventListener('unhandledrejection', onRejection);
+
+  return {
+    captureException(error, mechanism) {
+      const eventId = newEventId();
+      add({ kind: 'exception', error, mechanism, eventId, at: now() });
+      return eventId;
+    },
+    captureMessage(message, context) {
+      const eventId = newEventId();
+      add({ kind: 'message', message, context, eventId, at: now() });
+      return eventId;
+    },
+    pendingCount: () => pending.length,
+    takePending() {
+      const taken = pending;
+      pending = [];
+      return taken;
+    },
+    handOver(next, catchesUncaughtErrors) {
+      if (catchesUncaughtErrors) {
+        target.removeEventListener('error', onError);
+        target.removeEventListener('unhandledrejection', onRejection);
+      }
+      receiver = next;
+      for (const report of this.takePending()) next.receive(report);
+      markHandedOver();
+    },
+    handedOver: () => receiver !== undefined,
+    whenHandedOver: () => handedOver,
+  };
+}
+
+/** Sentry's event id: 32 lowercase hex digits (crypto.randomUUID needs a secure context). */
+export function randomEventId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+let pageReports: EarlyReports | undefined;
+
+/**
+ * Starts recording for this page: the first thing app/client.tsx does. Also reachable as
+ * `window.__earlyReports`, so that browser tests can tell that the page is listening.
+ */
+export function startEarlyReports(page: Window): EarlyReports {
+  pageReports ??= recordEarlyReports(page);
+  Reflect.set(page, '__earlyReports', pageReports);
+  return pageReports;
+}
+
+/** The page's recorder, once started (never on the server). */
+export function earlyReports(): EarlyReports | undefined {
+  return pageReports;
+}

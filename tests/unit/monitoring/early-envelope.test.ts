@@ -1,0 +1,165 @@
+import { notFound, redirect } from '@tanstack/react-router';
+import { describe, expect, it } from 'vitest';
+import { earlyEnvelopes, parseStack } from '#app/monitoring/early-envelope';
+import type { EarlyReport } from '#app/monitoring/early-reports';
+
+const context = {
+  dsn: 'http://localinbox@localhost/1',
+  environment: 'production',
+  release: 'app@1.0.0',
+  url: 'http://127.0.0.1:3000/about',
+  userAgent: 'Chromium',
+  sentAt: new Date('2026-11-23T10:00:00Z'),
+  newEventId: () => 'f'.repeat(32),
+};
+
+const at = 1_795_000_000.25;
+
+function errorWithStack(message: string, stack: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}\n${stack}`;
+  return error;
+}
+
+function uncaught(error: unknown, message = String(error)): EarlyReport {
+  return {
+    kind: 'error',
+    event: { message, error, filename: '', lineno: 0, colno: 0 } as ErrorEvent,
+    at,
+  };
+}
+
+function parsed(envelope: string) {
+  const [header, item, event] = envelope.split('\n').map((line) => JSON.parse(line));
+  return { header, item, event };
+}
+
+describe('parseStack', () => {
+  it.each([
+    [
+      'Chromium',
+      '    at inner (http://h/_build/assets/about-AbCdEf12.js:1:20)\n    at http://h/_build/assets/vendor-react-AbCdEf12.js:3:4',
+    ],
+    [
+      'Firefox',
+      'inner@http://h/_build/assets/about-AbCdEf12.js:1:20\n@http://h/_build/assets/vendor-react-AbCdEf12.js:3:4',
+    ],
+  ])('%s: frames oldest first, in-app by chunk', (_browser, stack) => {
+    expect(parseStack(stack)).toEqual([
+      {
+        function: '?',
+        filename: 'http://h/_build/assets/vendor-react-AbCdEf12.js',
+        lineno: 3,
+        colno: 4,
+        in_app: false,
+      },
+      {
+        function: 'inner',
+        filename: 'http://h/_build/assets/about-AbCdEf12.js',
+        lineno: 1,
+        colno: 20,
+        in_app: true,
+      },
+    ]);
+  });
+
+  it('keeps the 50 frames nearest the throw', () => {
+    const stack = Array.from({ length: 120 }, (_, i) => `    at f${i} (http://h/a.js:${i + 1}:1)`);
+    const frames = parseStack(stack.join('\n'));
+    expect(frames).toHaveLength(50);
+    expect(frames.at(-1)?.function).toBe('f0');
+  });
+});
+
+describe('earlyEnvelopes', () => {
+  it('an uncaught error: the envelope the tunnel accepts, the event as the SDK would make it', () => {
+    const error = errorWithStack(
+      'boom',
+      '    at thrower (http://h/_build/assets/about-AbCdEf12.js:1:2)',
+    );
+    const [envelope, ...more] = earlyEnvelopes([uncaught(error)], context);
+    expect(more).toEqual([]);
+    const { header, item, event } = parsed(envelope ?? '');
+    expect(header).toMatchObject({ dsn: context.dsn, event_id: 'f'.repeat(32) });
+    expect(item).toEqual({ type: 'event' });
+    expect(event).toMatchObject({
+      timestamp: at,
+      level: 'error',
+      environment: 'production',
+      release: 'app@1.0.0',
+      request: { url: context.url, headers: { 'User-Agent': 'Chromium' } },
+      exception: {
+        values: [
+          {
+            type: 'Error',
+            value: 'boom',
+            mechanism: { type: 'auto.browser.global_handlers.onerror', handled: false },
+            stacktrace: { frames: [{ function: 'thrower', lineno: 1, colno: 2, in_app: true }] },
+          },
+        ],
+      },
+    });
+  });
+
+  it('a caught error and a message keep the ids already handed out', () => {
+    const envelopes = earlyEnvelopes(
+      [
+        {
+          kind: 'exception',
+          error: new Error('caught'),
+          mechanism: { type: 'auto.function.react.error_boundary', handled: true },
+          eventId: 'a'.repeat(32),
+          at,
+        },
+        {
+          kind: 'message',
+          message: 'Content-Security-Policy: script-src-elem blocked inline',
+          context: { level: 'warning', tags: { csp_directive: 'script-src-elem' } },
+          eventId: 'b'.repeat(32),
+          at,
+        },
+      ],
+      context,
+    ).map(parsed);
+    expect(envelopes.map(({ header }) => header.event_id)).toEqual([
+      'a'.repeat(32),
+      'b'.repeat(32),
+    ]);
+    expect(envelopes[1]?.event).toMatchObject({
+      level: 'warning',
+      message: 'Content-Security-Policy: script-src-elem blocked inline',
+      tags: { csp_directive: 'script-src-elem' },
+    });
+  });
+
+  it.each([
+    ['a ResizeObserver notice', uncaught('ResizeObserver loop limit exceeded')],
+    ['an opaque "Script error."', uncaught(undefined, 'Script error.')],
+    [
+      'an error thrown in an extension',
+      uncaught(errorWithStack('ext', '    at x (chrome-extension://abc/content.js:1:1)')),
+    ],
+    ['a router redirect', uncaught(redirect({ to: '/' }))],
+    ['a router notFound', uncaught(notFound())],
+  ])('%s is noise, as the SDK filters it', (_name, report) => {
+    expect(earlyEnvelopes([report], context)).toEqual([]);
+  });
+
+  it('without a stack, the place the browser names', () => {
+    const report: EarlyReport = {
+      kind: 'error',
+      event: {
+        message: 'odd',
+        error: 'odd',
+        filename: 'http://h/x.js',
+        lineno: 7,
+        colno: 3,
+      } as ErrorEvent,
+      at,
+    };
+    const { event } = parsed(earlyEnvelopes([report], context)[0] ?? '');
+    expect(event.exception.values[0].stacktrace.frames).toEqual([
+      { function: '?', filename: 'http://h/x.js', lineno: 7, colno: 3, in_app: false },
+    ]);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EARLY_REPORTS_LIMIT,
+  type EarlyReport,
+  randomEventId,
+  recordEarlyReports,
+} from '#app/monitoring/early-reports';
+
+const MECHANISM = { type: 'auto.function.react.error_boundary', handled: true };
+
+function setUp() {
+  const page = new EventTarget();
+  let clock = 100;
+  let ids = 0;
+  const reports = recordEarlyReports(
+    page,
+    () => clock,
+    () => `id${++ids}`,
+  );
+  return { page, reports, tick: (seconds: number) => (clock += seconds) };
+}
+
+function errorEvent(message: string): Event {
+  return Object.assign(new Event('error'), { message, error: new Error(message) });
+}
+
+describe('recordEarlyReports', () => {
+  it('keeps uncaught errors, rejections and captured reports in order, with their times', () => {
+    const { page, reports, tick } = setUp();
+    page.dispatchEvent(errorEvent('first'));
+    tick(1);
+    page.dispatchEvent(new Event('unhandledrejection'));
+    tick(1);
+    expect(reports.captureException(new Error('caught'), MECHANISM)).toBe('id1');
+    reports.captureMessage('csp', { level: 'warning' });
+
+    const received: EarlyReport[] = [];
+    reports.handOver({ receive: (report) => received.push(report) }, true);
+    expect(received.map((report) => [report.kind, report.at])).toEqual([
+      ['error', 100],
+      ['rejection', 101],
+      ['exception', 102],
+      ['message', 102],
+    ]);
+    expect(reports.pendingCount()).toBe(0);
+  });
+
+  it(`holds at most ${EARLY_REPORTS_LIMIT} while nothing can send them`, () => {
+    const { page, reports } = setUp();
+    for (let i = 0; i < 100; i++) page.dispatchEvent(errorEvent(`e${i}`));
+    expect(reports.pendingCount()).toBe(EARLY_REPORTS_LIMIT);
+  });
+
+  it('after the hand-over, forwards at once; stops listening when the receiver catches errors itself', () => {
+    for (const catchesUncaughtErrors of [true, false]) {
+      const { page, reports } = setUp();
+      const received: string[] = [];
+      reports.handOver({ receive: (report) => received.push(report.kind) }, catchesUncaughtErrors);
+      reports.captureException(new Error('later'), MECHANISM);
+      page.dispatchEvent(errorEvent('later, uncaught'));
+      expect(received).toEqual(catchesUncaughtErrors ? ['exception'] : ['exception', 'error']);
+      expect(reports.handedOver()).toBe(true);
+    }
+  });
+
+  it('gives taken reports to no one else', () => {
+    const { page, reports } = setUp();
+    page.dispatchEvent(errorEvent('sent by beacon'));
+    expect(reports.takePending()).toHaveLength(1);
+    const received: EarlyReport[] = [];
+    reports.handOver({ receive: (report) => received.push(report) }, true);
+    expect(received).toEqual([]);
+  });
+
+  it('makes event ids as Sentry writes them', () => {
+    expect(randomEventId()).toMatch(/^[0-9a-f]{32}$/);
+    expect(randomEventId()).not.toBe(randomEventId());
+  });
+});
