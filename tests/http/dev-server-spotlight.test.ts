@@ -3,6 +3,7 @@
  * (the real one, @spotlightjs/spotlight) and the local inbox still gets it.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from '#app/site-config';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type DevServer, startDevServer } from '#tests/support/dev-server';
 import { type SpotlightSidecar, startSpotlightSidecar } from '#tests/support/spotlight-sidecar';
@@ -51,3 +52,11 @@ async function textOf(url: string): Promise<string> {
   const response = await fetch(url, { headers: { 'user-agent': BROWSER_USER_AGENT } });
   return response.text();
 }
+
+test("pages tell the browser's SDK where the sidecar is", async () => {
+  const html = await textOf(`${dev.url}/about`);
+  const config = new RegExp(`<script[^>]*id="${SITE_CONFIG_ELEMENT_ID}"[^>]*>(.*?)</script>`).exec(
+    html,
+  )?.[1];
+  expect(parseSiteConfig(config)?.monitoring.spotlight).toBe(sidecar.streamUrl);
+}, 60_000);
