@@ -9,7 +9,6 @@ import * as Sentry from '@sentry/react';
 import { browserOptions, type TracedRouter } from './browser-options';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import type { PublicConfig } from './public-config';
-import { spotlightIntegrations } from './spotlight';
 
 /**
  * When hydration never completes (it failed outright), the late part loads this long after
@@ -36,7 +35,7 @@ export function startBrowserMonitoring(
   });
   const offlineTransport = late.then((parts) => parts.offlineTransport);
   Sentry.init(browserOptions(config, offlineTransport));
-  for (const integration of spotlightIntegrations(config)) Sentry.addIntegration(integration);
+  if (config.spotlight) void import('./spotlight').then((m) => m.startSpotlight(config));
   // Only once Sentry has started: with a config it refuses, nothing more loads.
   load(loadAfter(hydrated));
   late.then(
