@@ -28,7 +28,9 @@ const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
  */
 const SENTRY_TRACING_MODULES: readonly RegExp[] = [
   /\/@sentry\/react\/build\/esm\/tanstackrouter\.js$/,
-  /\/@sentry\/browser\/build\/npm\/esm\/(prod|dev)\/(tracing\/.*|integrations\/webVitals\.js|transports\/offline\.js)$/,
+  // integrations/spotlight.js: with the SDK after hydration (app/monitoring/spotlight.ts); it
+  // needs conventions/op below.
+  /\/@sentry\/browser\/build\/npm\/esm\/(prod|dev)\/(tracing\/.*|integrations\/(webVitals|spotlight)\.js|transports\/offline\.js)$/,
   /\/@sentry\/browser-utils\/build\/esm\/(performance\/.*|web-vitals\/(?!utils\.js$).*|instrumentation\/(performanceObserver|location)\.js|isBotUserAgent\.js|networkUtils\.js)$/,
   /\/@sentry\/core\/build\/esm\/(transports\/offline|fetch|integrations\/spanStreaming|utils\/(traceData|tracePropagationTargets|lru)|tracing\/(idleSpan|sentrySpan|trace|sampling|measurement|logSpans|errors|segmentSpanCaptureStrategy|browserSpanApi|spans\/(spanBuffer|estimateSize|spanNames)))\.js$/,
   /\/@sentry\/conventions\/dist\/op\.mjs$/,

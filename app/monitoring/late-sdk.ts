@@ -11,6 +11,7 @@ import type { EarlyReport, EarlyReports, ReportReceiver } from './early-reports'
 import { offlineTransport, startTracing } from './late-monitoring';
 import type { PageLoadRouter, RouterLocation } from './page-load-route';
 import type { PublicConfig } from './public-config';
+import { startSpotlight } from './spotlight';
 
 export function startSentry(
   config: PublicConfig,
@@ -19,6 +20,9 @@ export function startSentry(
   pageLoad: RouterLocation,
 ): void {
   startBrowserClient(browserOptions(config, Promise.resolve(offlineTransport)));
+  // Development only, when the config names a sidecar: before the hand-over, so what the
+  // recorder caught is copied there too.
+  startSpotlight(config);
   // In the same task as the client's global handlers start: no error is caught twice or missed.
   early.handOver(sdkReceiver, true);
   startTracing(router, pageLoad);

@@ -14,6 +14,8 @@ export const PublicConfigSchema = v.object({
   environment: v.string(),
   release: v.string(),
   tracesSampleRate: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+  /** The Spotlight sidecar that gets a copy of each envelope: only in development, when on. */
+  spotlight: v.optional(v.string()),
 });
 
 export type PublicConfig = v.InferOutput<typeof PublicConfigSchema>;
@@ -24,9 +26,14 @@ export interface PublicConfigSource {
   environment: string;
   release: string;
   tracesSampleRate: number;
+  /** SENTRY_SPOTLIGHT's sidecar URL, in development only. */
+  spotlight?: string;
 }
 
-/** Pure: what the browser gets to know. Only these five values ever leave the server. */
+/**
+ * Pure: what the browser gets to know. Only these five values ever leave the server, and the
+ * Spotlight sidecar's URL when it is on (development only).
+ */
 export function publicConfigOf(source: PublicConfigSource): PublicConfig {
   const parsed = parseDsn(source.dsn);
   if (!isDsn(parsed)) throw new Error(`Browser DSN is not a Sentry DSN (${parsed.error})`);
@@ -36,5 +43,6 @@ export function publicConfigOf(source: PublicConfigSource): PublicConfig {
     environment: source.environment,
     release: source.release,
     tracesSampleRate: source.tracesSampleRate,
+    ...(source.spotlight ? { spotlight: source.spotlight } : {}),
   };
 }

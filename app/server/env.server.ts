@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import packageJson from '../../package.json';
+import { spotlightSidecarUrl } from './spotlight/sidecar-url';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -83,6 +84,18 @@ const publicUrl = v.pipe(
   }),
 );
 
+/** SENTRY_SPOTLIGHT as the Sentry SDKs read it: a flag, or the sidecar's URL (spotlight/sidecar-url.ts). */
+const spotlight = v.pipe(
+  v.string(),
+  v.trim(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const read = spotlightSidecarUrl(dataset.value);
+    if (typeof read !== 'object') return read;
+    addIssue({ message: read.error });
+    return NEVER;
+  }),
+);
+
 /** Host names as a browser sends them in `Host` (name or IP, optional port), lower-cased. */
 const hostList = v.pipe(
   v.string(),
@@ -123,6 +136,7 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.trim(), v.minLength(16, 'must be at least 16 characters')),
   ),
   PUBLIC_URL: v.optional(publicUrl),
+  SENTRY_SPOTLIGHT: v.optional(spotlight, 'false'),
   ALLOWED_HOSTS: v.optional(hostList),
   // 0 turns load shedding off.
   LOAD_SHEDDING_LAG_MS: integer(0, 60_000, 100),
@@ -147,6 +161,16 @@ export type InboxAccess =
   | { kind: 'open' }
   | { kind: 'loopback' }
   | { kind: 'token'; token: string };
+
+/**
+ * Spotlight (https://spotlightjs.com): in development, a copy of every server and browser event
+ * also goes to a running sidecar. Never in production (docs/decisions/0930-*.md).
+ */
+export type SpotlightSetting =
+  | { kind: 'off' }
+  | { kind: 'sidecar'; url: string }
+  /** SENTRY_SPOTLIGHT was set under NODE_ENV=production: ignored, with a warning at start. */
+  | { kind: 'ignored-in-production' };
 
 export interface ServerConfig {
   port: number;
@@ -184,6 +208,7 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
   maxConnectionsPerClient: number;
+  spotlight: SpotlightSetting;
 }
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
@@ -232,6 +257,7 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
       loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
+      spotlight: spotlightOf(production, e.SENTRY_SPOTLIGHT),
     },
   };
 }
@@ -239,6 +265,11 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
 function inboxAccessOf(production: boolean, token: string | undefined): InboxAccess {
   if (token) return { kind: 'token', token };
   return production ? { kind: 'loopback' } : { kind: 'open' };
+}
+
+function spotlightOf(production: boolean, sidecarUrl: string | false): SpotlightSetting {
+  if (!sidecarUrl) return { kind: 'off' };
+  return production ? { kind: 'ignored-in-production' } : { kind: 'sidecar', url: sidecarUrl };
 }
 
 function localInboxDsn(): Dsn {

@@ -44,6 +44,21 @@ export function describeInboxAccess(config: ServerConfig): string | undefined {
   }
 }
 
+/**
+ * One line about Spotlight when SENTRY_SPOTLIGHT is set: where copies of the events go, or
+ * that production ignores it. Undefined when it is not set.
+ */
+export function describeSpotlight(config: ServerConfig): string | undefined {
+  switch (config.spotlight.kind) {
+    case 'off':
+      return undefined;
+    case 'sidecar':
+      return `Spotlight: server and browser events also go to ${config.spotlight.url}`;
+    case 'ignored-in-production':
+      return 'SENTRY_SPOTLIGHT is ignored in production (NODE_ENV=production): Spotlight is for development';
+  }
+}
+
 /** Where /errors is (port 0 is only known once listening). */
 function errorsUrl(configuredHost: string, port: number): string {
   if (port === 0) return '/errors';

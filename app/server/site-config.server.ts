@@ -15,6 +15,7 @@ export function siteConfigOf(config: ServerConfig): SiteConfig {
       environment: config.environment,
       release: config.release,
       tracesSampleRate: config.tracesSampleRate,
+      ...(config.spotlight.kind === 'sidecar' ? { spotlight: config.spotlight.url } : {}),
     }),
     links: {
       errorInbox: config.monitoring.kind === 'local-inbox',

@@ -5,7 +5,11 @@
  * (app/server/node/node-server.server.ts); `vinxi dev`, which has no such entry, says it here.
  */
 import { serverConfig } from './env.server';
-import { describeInboxAccess, describeMonitoring } from './monitoring-mode.server';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+} from './monitoring-mode.server';
 
 interface NitroAppLike {
   /** Absent from the dev server vinxi hands its plugins. */
@@ -24,4 +28,6 @@ export default function startup(nitroApp: NitroAppLike): void {
   console.log(`[monitoring] ${describeMonitoring(config)}`);
   const access = describeInboxAccess(config);
   if (access) console.log(`[monitoring] ${access}`);
+  const spotlight = describeSpotlight(config);
+  if (spotlight) console.log(`[monitoring] ${spotlight}`);
 }

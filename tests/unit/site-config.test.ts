@@ -26,6 +26,22 @@ describe('siteConfigOf', () => {
   });
 });
 
+describe('siteConfigOf and Spotlight', () => {
+  it('tells the browser the sidecar in development with SENTRY_SPOTLIGHT', () => {
+    const site = siteConfigOf(configOf({ NODE_ENV: 'development', SENTRY_SPOTLIGHT: '1' }));
+    expect(site.monitoring.spotlight).toBe('http://localhost:8969/stream');
+  });
+
+  it.each([
+    [{ NODE_ENV: 'development' }],
+    [{ NODE_ENV: 'production', SENTRY_SPOTLIGHT: 'http://localhost:8969/stream' }],
+  ])('tells the browser no sidecar with %j', (env) => {
+    const site = siteConfigOf(configOf(env));
+    expect(site.monitoring).not.toHaveProperty('spotlight');
+    expect(serializeForScript(site)).not.toContain('8969');
+  });
+});
+
 describe('serializeForScript', () => {
   it.each([['</script><script>alert(1)</script>'], ['<!-- comment'], ['a < b']])(
     'escapes < in %s, and JSON.parse reads it back',

@@ -8,6 +8,7 @@ import { ServerRuntimeClient } from '@sentry/core/server';
 import { serverConfig } from '#app/server/env.server';
 import { reportingDsn } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
+import { spotlightIntegration } from '#app/server/spotlight/spotlight-integration.server';
 import type { FailureContext } from './log-line';
 import { serverStackParser } from './server-stack-parser.server';
 import { makeFetchTransport, makeInboxTransport } from './transports.server';
@@ -27,7 +28,9 @@ function sentryClient(): ServerRuntimeClient {
     dsn: reportingDsn(config),
     transport: monitoring.kind === 'sentry' ? makeFetchTransport : makeInboxTransport,
     stackParser: serverStackParser,
-    integrations: [],
+    // In development with SENTRY_SPOTLIGHT, a copy of each event goes to the Spotlight sidecar.
+    integrations:
+      config.spotlight.kind === 'sidecar' ? [spotlightIntegration(config.spotlight.url)] : [],
     environment: config.environment,
     release: config.release,
     platform: 'node',

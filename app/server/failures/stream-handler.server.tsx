@@ -18,6 +18,7 @@ import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { newNonce } from '#app/server/security/nonce.server';
 import { scriptNonceStream } from '#app/server/security/script-nonce.server';
 import { pageContentSecurityPolicy } from '#app/server/security/security-headers';
+import { siteConfig } from '#app/server/site-config.server';
 import { type ClientWatch, watchClient } from './client-gone.server';
 import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';
@@ -68,7 +69,11 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     let body = html;
     if (!import.meta.env.DEV) {
       const nonce = newNonce();
-      responseHeaders.set('Content-Security-Policy', pageContentSecurityPolicy(nonce));
+      responseHeaders.set(
+        'Content-Security-Policy',
+        // The page may reach what its config names: the Spotlight sidecar, when that is on.
+        pageContentSecurityPolicy(nonce, siteConfig().monitoring.spotlight),
+      );
       // pipeline, not pipe: a render that breaks off (or a client that leaves) ends both.
       body = pipeline(html, scriptNonceStream(nonce), ignoreStreamEnd);
     }

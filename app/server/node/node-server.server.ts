@@ -26,7 +26,11 @@ import { isVariantRequest } from '#app/server/compression/precompressed';
 import { serverConfig } from '#app/server/env.server';
 import { answerHealth } from '#app/server/health/health-endpoint.server';
 import { isHealthPath } from '#app/server/health/health-report';
-import { describeInboxAccess, describeMonitoring } from '#app/server/monitoring-mode.server';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+} from '#app/server/monitoring-mode.server';
 import { baseSecurityHeaders } from '#app/server/security/security-headers';
 import { bodyLimitRefusal } from '#app/server/server-functions/body-limit';
 import { refusalLogLine } from '#app/server/server-functions/refusal-log-line';
@@ -178,12 +182,14 @@ server.listen({ port: config.port, host: config.host }, () => {
   if (address === null || typeof address === 'string') return;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const access = describeInboxAccess(config);
+  const spotlight = describeSpotlight(config);
   // One write: whoever waits for "Listening on" has the monitoring lines too.
   console.log(
     [
       `Listening on http://${host}:${address.port}`,
       `[monitoring] ${describeMonitoring(config, address.port)}`,
       ...(access ? [`[monitoring] ${access}`] : []),
+      ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
     ].join('\n'),
   );
 });

@@ -22,16 +22,18 @@ export function baseSecurityHeaders(hsts: boolean): Array<[string, string]> {
 /**
  * The policy of a server-rendered page. Scripts: our own files, and inline scripts that carry
  * this response's nonce (Start's hydration data, React's streaming scripts). Connections: only
- * our own origin, so the tunnel is the only way out for reports.
+ * our own origin, so the tunnel is the only way out for reports; and the Spotlight sidecar
+ * when the page was told to copy its reports there (development only, decision 0930).
  */
-export function pageContentSecurityPolicy(nonce: string): string {
+export function pageContentSecurityPolicy(nonce: string, spotlightUrl?: string): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}'`,
     "style-src 'self'",
     "img-src 'self' data:",
     "font-src 'self'",
-    "connect-src 'self'",
+    // Its origin only: a URL's path may hold characters (`;`) that would end the directive.
+    spotlightUrl ? `connect-src 'self' ${new URL(spotlightUrl).origin}` : "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

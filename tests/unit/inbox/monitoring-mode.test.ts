@@ -3,6 +3,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { parseServerEnv, type ServerConfig } from '#app/server/env.server';
 import {
   describeMonitoring,
+  describeSpotlight,
   localInboxDsnOf,
   reportingDsn,
 } from '#app/server/monitoring-mode.server';
@@ -42,6 +43,22 @@ describe('the start line', () => {
     },
   ])('says $line', ({ env, line }) => {
     expect(describeMonitoring(config(env), undefined, '/srv/app')).toBe(line);
+  });
+});
+
+describe('the Spotlight start line', () => {
+  it.each([
+    [{ NODE_ENV: 'development' }, undefined],
+    [
+      { NODE_ENV: 'development', SENTRY_SPOTLIGHT: 'true' },
+      'Spotlight: server and browser events also go to http://localhost:8969/stream',
+    ],
+    [
+      { NODE_ENV: 'production', SENTRY_SPOTLIGHT: 'true' },
+      'SENTRY_SPOTLIGHT is ignored in production (NODE_ENV=production): Spotlight is for development',
+    ],
+  ])('with %j is %j', (env, line) => {
+    expect(describeSpotlight(config(env))).toBe(line);
   });
 });
 

@@ -74,6 +74,7 @@ describe('parseServerEnv', () => {
     ['ALLOWED_HOSTS', 'example.com,http://x', '"http://x" is not a host name'],
     ['SENTRY_TUNNEL_BODY_TIMEOUT_MS', '0', 'must be at least 1'],
     ['LOAD_SHEDDING_LAG_MS', 'fast', 'must be a whole number'],
+    ['SENTRY_SPOTLIGHT', 'maybe', "must be true, false or the Spotlight sidecar's http:// URL"],
   ])('rejects %s=%j naming it', (name, value, reason) => {
     const result = parseServerEnv({ [name]: value });
     expect(result.ok).toBe(false);
@@ -105,6 +106,24 @@ describe('parseServerEnv', () => {
     const c = config(env);
     expect(c.allowedHosts).toEqual(hosts);
     expect(c.hsts).toBe(hsts);
+  });
+
+  it.each([
+    [{ NODE_ENV: 'development' }, { kind: 'off' }],
+    [{ NODE_ENV: 'development', SENTRY_SPOTLIGHT: 'false' }, { kind: 'off' }],
+    [
+      { NODE_ENV: 'development', SENTRY_SPOTLIGHT: 'true' },
+      { kind: 'sidecar', url: 'http://localhost:8969/stream' },
+    ],
+    [
+      { NODE_ENV: 'development', SENTRY_SPOTLIGHT: 'http://127.0.0.1:9000' },
+      { kind: 'sidecar', url: 'http://127.0.0.1:9000/stream' },
+    ],
+    // Never in production: ignored (the server says so at start), not an error.
+    [{ SENTRY_SPOTLIGHT: 'true' }, { kind: 'ignored-in-production' }],
+    [{ NODE_ENV: 'production', SENTRY_SPOTLIGHT: '0' }, { kind: 'off' }],
+  ])('with %j Spotlight is %j', (env, spotlight) => {
+    expect(config(env).spotlight).toEqual(spotlight);
   });
 
   it('names every bad variable in one message', () => {

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { pageContentSecurityPolicy } from '#app/server/security/security-headers';
+
+function connectSources(policy: string): string {
+  const directive = policy.split('; ').find((part) => part.startsWith('connect-src '));
+  return directive?.slice('connect-src '.length) ?? '';
+}
+
+describe('pageContentSecurityPolicy', () => {
+  it.each([
+    [undefined, "'self'"],
+    ['http://localhost:8969/stream', "'self' http://localhost:8969"],
+    // A path cannot add a directive: only the origin goes into the policy.
+    ['http://127.0.0.1:9000/a;script-src%20*', "'self' http://127.0.0.1:9000"],
+  ])('with the Spotlight sidecar %j, pages may connect to %s', (sidecar, sources) => {
+    const policy = pageContentSecurityPolicy('n0nce', sidecar);
+    expect(connectSources(policy)).toBe(sources);
+    expect(policy).toContain("script-src 'self' 'nonce-n0nce'");
+  });
+});
