@@ -5,8 +5,9 @@ import { theInboxWriter } from '#app/server/inbox/inbox-writer.server';
 import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { createAllowList } from './allow-list';
 import { createByteBudget } from './byte-budget';
-import { createTunnel, type TunnelHandler } from './tunnel';
-import { createUpstream } from './upstream';
+import { createTunnel } from './tunnel.server';
+import type { TunnelHandler } from './tunnel-options';
+import { createUpstream } from './upstream.server';
 
 /** Local envelopes being received, all together: 64 of the largest, or thousands of usual ones. */
 export const LOCAL_INBOX_BUFFER_BYTES = 64 * 1024 * 1024;
