@@ -13,8 +13,9 @@ import { createByteBudget } from '#app/server/tunnel/byte-budget';
 import { createTunnel } from '#app/server/tunnel/tunnel.server';
 import { createUpstream, type Upstream } from '#app/server/tunnel/upstream.server';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { chunkedBody, send, textEnvelope, until } from '#tests/support/envelopes';
+import { chunkedBody, send, textEnvelope } from '#tests/support/envelopes';
 import { slowPost, within } from '#tests/support/slow-client';
+import { until } from '#tests/support/wait-for';
 
 const BODY_TIMEOUT_MS = 1000;
 
