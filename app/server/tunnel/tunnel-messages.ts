@@ -14,6 +14,11 @@ export function errorMessageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A bug caught before it could take the server down: logged, answered 500. */
+export function internalErrorLine(error: unknown): string {
+  return tunnelLogLine(500, `internal error: ${errorMessageOf(error)}`);
+}
+
 /** The 403 reason when no allowed DSN has the query's organisation, project and region. */
 export function noAllowedDsnReason({ o, p, r }: TunnelTarget): string {
   return `no allowed DSN for o=${o} p=${p}${r ? ` r=${r}` : ''}`;

@@ -15,7 +15,7 @@ import { forwardToSentry } from './forward-to-sentry.server';
 import { parseTunnelQuery } from './query-schema';
 import { readHeaderLine } from './read-header-line.server';
 import { storeInLocalInbox } from './store-in-local-inbox.server';
-import { errorMessageOf, noAllowedDsnReason, tunnelLogLine } from './tunnel-messages';
+import { internalErrorLine, noAllowedDsnReason } from './tunnel-messages';
 import type { TunnelHandler, TunnelOptions } from './tunnel-options';
 
 export function createTunnel(options: TunnelOptions): TunnelHandler {
@@ -26,7 +26,7 @@ export function createTunnel(options: TunnelOptions): TunnelHandler {
         start(new Exchange(req, res, options));
       } catch (error) {
         // A bug must not take the server down: answer 500 and log it.
-        options.log(tunnelLogLine(500, `internal error: ${errorMessageOf(error)}`));
+        options.log(internalErrorLine(error));
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end('tunnel error');
         req.resume();
@@ -67,7 +67,7 @@ function route(
   candidates: readonly Destination[],
   line: Uint8Array,
   ended: boolean,
-) {
+): void {
   // This runs in a stream event handler, where a throw would escape every answer path (the
   // request would hang, a bare node:http server would crash): answer 500 instead.
   try {
@@ -84,7 +84,7 @@ function route(
     if (destination.local) storeInLocalInbox(exchange, header.eventId, ended);
     else forwardToSentry(exchange, destination, ended);
   } catch (error) {
-    exchange.options.log(tunnelLogLine(500, `internal error: ${errorMessageOf(error)}`));
+    exchange.options.log(internalErrorLine(error));
     exchange.reject(500, 'tunnel error');
   }
 }

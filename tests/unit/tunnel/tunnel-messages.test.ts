@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   errorMessageOf,
+  internalErrorLine,
   noAllowedDsnReason,
   tunnelLogLine,
 } from '#app/server/tunnel/tunnel-messages';
@@ -20,6 +21,12 @@ describe('tunnel messages', () => {
     [Symbol('odd'), 'Symbol(odd)'],
   ])('gives the message of %s', (thrown, message) => {
     expect(errorMessageOf(thrown)).toBe(message);
+  });
+
+  it('logs a caught bug as a 500 with its message', () => {
+    expect(internalErrorLine(new TypeError('x is undefined'))).toBe(
+      '[tunnel] 500 internal error: x is undefined',
+    );
   });
 
   it.each([
