@@ -4,6 +4,7 @@ import { createStartHandler } from '@tanstack/react-start/server';
 import { createRouter } from './router';
 import { sanitiseRouteFailures } from './server/failures/route-errors.server';
 import { failureAwareStreamHandler } from './server/failures/stream-handler.server';
+import { processShared } from './server/process-shared.server';
 import { siteConfig } from './server/site-config.server';
 
 // Every request's router gets the site config computed once at start (no per-request work).
@@ -17,11 +18,9 @@ function createServerRouter() {
 
 // A build's route manifest never changes, yet Start rebuilds it for every request; `vinxi dev`
 // changes it as files change, so there it is read each time.
-let builtManifest: ReturnType<typeof getRouterManifest> | undefined;
 function routerManifest() {
   if (import.meta.env.DEV) return getRouterManifest();
-  builtManifest ??= getRouterManifest();
-  return builtManifest;
+  return processShared('router-manifest', getRouterManifest);
 }
 
 export default createStartHandler({

@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import packageJson from '../../package.json';
+import { processShared } from './process-shared.server';
 import { spotlightSidecarUrl } from './spotlight/sidecar-url';
 
 const emptyAsUnset = (value: unknown) =>
@@ -278,13 +279,12 @@ function localInboxDsn(): Dsn {
   return dsn;
 }
 
-let cached: ServerConfig | undefined;
-
 /** The parsed config of this process. Throws the full message when the environment is bad. */
 export function serverConfig(): ServerConfig {
-  if (cached) return cached;
-  const result = parseServerEnv(process.env);
-  if (!result.ok) throw new Error(result.message);
-  cached = result.config;
-  return cached;
+  // A bad environment throws before anything is kept: every call tells the same story.
+  return processShared('server-config', () => {
+    const result = parseServerEnv(process.env);
+    if (!result.ok) throw new Error(result.message);
+    return result.config;
+  });
 }

@@ -6,6 +6,7 @@ import { publicConfigOf } from '#app/monitoring/public-config';
 import type { SiteConfig } from '#app/site-config';
 import { type ServerConfig, serverConfig } from './env.server';
 import { reportingDsn } from './monitoring-mode.server';
+import { processShared } from './process-shared.server';
 
 /** Pure: the site config of a server config. */
 export function siteConfigOf(config: ServerConfig): SiteConfig {
@@ -24,10 +25,7 @@ export function siteConfigOf(config: ServerConfig): SiteConfig {
   };
 }
 
-let site: SiteConfig | undefined;
-
 /** This process's site config; the environment is parsed at start (startup.server.ts). */
 export function siteConfig(): SiteConfig {
-  site ??= siteConfigOf(serverConfig());
-  return site;
+  return processShared('site-config', () => siteConfigOf(serverConfig()));
 }

@@ -13,7 +13,11 @@ export const MINIMAL_ENTRY = join(MINIMAL_ROOT, '.output/server/index.mjs');
 const VINXI_CLI = join(ROOT, 'node_modules/vinxi/bin/cli.mjs');
 
 /** Files outside its folder that the minimal build depends on. */
-const SHARED_INPUTS = ['package-lock.json', 'app/server/health/runtime-health.server.ts'];
+const SHARED_INPUTS = [
+  'package-lock.json',
+  'app/server/health/runtime-health.server.ts',
+  'app/server/process-shared.server.ts',
+];
 
 function whyBuild() {
   const own = buildNeeded(MINIMAL_ROOT);

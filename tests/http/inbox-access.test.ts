@@ -11,14 +11,11 @@ import { type BuiltServer, startBuiltServer } from '#tests/support/built-server'
 import { textEnvelope } from '#tests/support/envelopes';
 import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
 import { seedInbox } from '#tests/support/seed-inbox';
+import { LIST_INBOX_EVENTS_FN, SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
 
 const SECRET = 'secret-message-only-the-inbox-may-show';
 const EVENT_ID = 'abcdef0123456789abcdef0123456789';
 const TOKEN = 'correct-horse-battery-staple';
-// Start derives a server function's id from its file and export name.
-const LIST_FN = '/_server/app_server_inbox_functions_ts--listInboxEvents_createServerFn_handler';
-const SIGN_IN_FN =
-  '/_server/app_server_inbox-access_functions_ts--signInToInbox_createServerFn_handler?createServerFn';
 
 const seeded = () =>
   seedInbox([errorEnvelope({ eventId: EVENT_ID, type: 'TypeError', message: SECRET })]);
@@ -37,7 +34,7 @@ function get(
 /** The list server function called over HTTP, as the browser does after hydration. */
 function callList(server: BuiltServer, headers: Record<string, string> = {}) {
   const payload = encodeURIComponent(JSON.stringify({ data: { page: 1 }, context: {} }));
-  return get(server, `${LIST_FN}?createServerFn&payload=${payload}`, {
+  return get(server, `${LIST_INBOX_EVENTS_FN}?createServerFn&payload=${payload}`, {
     accept: 'application/json',
     ...headers,
   });
@@ -111,7 +108,7 @@ describe('production with MONITORING_INBOX_TOKEN', () => {
   afterAll(() => server?.stop());
 
   const signIn = (token: string, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${SIGN_IN_FN}`, {
+    fetch(`${server.url}${SIGN_IN_TO_INBOX_FN}?createServerFn`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       body: new URLSearchParams({ token }).toString(),

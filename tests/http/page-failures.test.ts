@@ -8,21 +8,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { isEntryName } from '#app/server/inbox/inbox-file-names';
-import {
-  type FakeSentry,
-  type ReceivedRequest,
-  startFakeSentry,
-} from '#tests/fixtures/fake-sentry';
+import type { FakeSentry, ReceivedRequest } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
+import { FAILING_EXAMPLE_FN } from '#tests/support/server-function-paths';
+import { waitFor } from '#tests/support/wait-for';
 
 // Markers planted in the thrown messages (see the example routes): stand-ins for secrets.
 const SSR_SECRET = 'ssr-loader-secret-4b1d';
 const ROOT_SECRET = 'root-before-load-secret-9c2e';
-// Server function ids are derived from file and export name by Start's compiler.
-const FAILING_FN =
-  '/_server/app_server_example_functions_ts--callFailingExample_createServerFn_handler?createServerFn';
 
 interface LogRecord {
   level: string;
@@ -83,7 +79,7 @@ function digestInPage(html: string): string {
 }
 
 function callFailingFunction(server: BuiltServer, data: unknown) {
-  return fetch(server.url + FAILING_FN, {
+  return fetch(`${server.url}${FAILING_EXAMPLE_FN}?createServerFn`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ data, context: {} }),
@@ -94,14 +90,12 @@ describe('with example routes and a Sentry DSN', () => {
   let sentry: FakeSentry;
   let server: BuiltServer;
 
+  let stop: (() => Promise<void>) | undefined;
+
   beforeAll(async () => {
-    sentry = await startFakeSentry();
-    server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', SENTRY_DSN: sentry.dsn('42') });
+    ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
   });
-  afterAll(async () => {
-    await server?.stop();
-    await sentry?.close();
-  });
+  afterAll(() => stop?.());
 
   it('a loader failing during SSR answers 500 with the generic message and a digest only', async () => {
     const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
@@ -327,13 +321,3 @@ describe('without example routes (production default)', () => {
     await response.text();
   });
 });
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition never became true');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

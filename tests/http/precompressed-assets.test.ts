@@ -14,6 +14,7 @@ import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { CLIENT_MAPS_DIR, filesUnder, PUBLIC_DIR } from '#tests/support/client-build';
 import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
+import { GET_APP_OVERVIEW_FN } from '#tests/support/server-function-paths';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** What Chromium and Firefox send. */
@@ -238,10 +239,9 @@ describe('Cache-Control', () => {
 
   it('lets no cache store what a server function answers', async () => {
     const payload = encodeURIComponent(JSON.stringify({ data: null, context: {} }));
-    const answer = await get(
-      `/_server/app_server_app-info_functions_ts--getAppOverview_createServerFn_handler?createServerFn&payload=${payload}`,
-      { accept: 'application/json' },
-    );
+    const answer = await get(`${GET_APP_OVERVIEW_FN}?createServerFn&payload=${payload}`, {
+      accept: 'application/json',
+    });
     expect(answer.status).toBe(200);
     expect(answer.text).toContain('"environment"');
     expect(answer.headers['cache-control']).toBe('no-store');

@@ -7,31 +7,28 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/server-functions/body-limit';
-import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import type { FakeSentry } from '#tests/fixtures/fake-sentry';
+import type { BuiltServer } from '#tests/support/built-server';
+import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
-
-// Server function ids are derived from file and export name by Start's compiler.
-const LIST_EVENTS =
-  '/_server/app_server_inbox_functions_ts--listInboxEvents_createServerFn_handler';
-const GET_EVENT = '/_server/app_server_inbox_functions_ts--getInboxEvent_createServerFn_handler';
-const CLEAR_INBOX = '/_server/app_server_inbox_functions_ts--clearInbox_createServerFn_handler';
-const FAILING_FN =
-  '/_server/app_server_example_functions_ts--callFailingExample_createServerFn_handler';
+import {
+  CLEAR_INBOX_FN,
+  FAILING_EXAMPLE_FN,
+  GET_INBOX_EVENT_FN,
+  LIST_INBOX_EVENTS_FN,
+} from '#tests/support/server-function-paths';
 
 const DECLARED_BYTES = 200 * 1024 * 1024;
 
 let sentry: FakeSentry;
 let server: BuiltServer;
 
+let stop: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  sentry = await startFakeSentry();
-  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', SENTRY_DSN: sentry.dsn('42') });
+  ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
 });
-afterAll(async () => {
-  await server?.stop();
-  await sentry?.close();
-});
+afterAll(() => stop?.());
 
 /** A GET the way Start's client fetcher encodes it: the payload in the query. */
 function getCall(path: string, data: unknown): Promise<Response> {
@@ -134,7 +131,7 @@ describe('the body limit', () => {
       ' ',
     );
     expect(Buffer.byteLength(body)).toBe(SERVER_FUNCTION_MAX_BODY_BYTES);
-    const response = await postCall(FAILING_FN, body);
+    const response = await postCall(FAILING_EXAMPLE_FN, body);
     // The validator's answer (label too long), not the limit's.
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('label');
@@ -145,7 +142,7 @@ describe('the body limit', () => {
     let exchange: RawExchange | undefined;
     const lines = await linesDuring(async () => {
       exchange = await rawExchange(
-        requestHead(FAILING_FN, { 'content-length': String(DECLARED_BYTES) }),
+        requestHead(FAILING_EXAMPLE_FN, { 'content-length': String(DECLARED_BYTES) }),
         '{"data":',
         DECLARED_BYTES,
       );
@@ -166,7 +163,7 @@ describe('the body limit', () => {
     let exchange: RawExchange | undefined;
     const lines = await linesDuring(async () => {
       exchange = await rawExchange(
-        requestHead(FAILING_FN, { 'transfer-encoding': 'chunked' }),
+        requestHead(FAILING_EXAMPLE_FN, { 'transfer-encoding': 'chunked' }),
         `400\r\n${'x'.repeat(0x400)}\r\n`,
         DECLARED_BYTES,
       );
@@ -182,12 +179,17 @@ describe('the body limit', () => {
 
 describe('input the validator refuses is the caller’s fault', () => {
   it.each([
-    ['a schema passed to .validator()', LIST_EVENTS, { page: 0 }, 'page: Invalid value'],
-    ['the same, a string too short', GET_EVENT, { eventId: '' }, 'eventId: Invalid length'],
-    ['v.parse in a validator', CLEAR_INBOX, { confirm: 'no' }, 'confirm: Invalid type'],
+    ['a schema passed to .validator()', LIST_INBOX_EVENTS_FN, { page: 0 }, 'page: Invalid value'],
+    [
+      'the same, a string too short',
+      GET_INBOX_EVENT_FN,
+      { eventId: '' },
+      'eventId: Invalid length',
+    ],
+    ['v.parse in a validator', CLEAR_INBOX_FN, { confirm: 'no' }, 'confirm: Invalid type'],
   ])('%s: 400 naming the field', async (_, path, data, expected) => {
     const response =
-      path === CLEAR_INBOX
+      path === CLEAR_INBOX_FN
         ? await postCall(path, JSON.stringify({ data, context: {} }))
         : await getCall(path, data);
     expect(response.status).toBe(400);
@@ -200,7 +202,7 @@ describe('input the validator refuses is the caller’s fault', () => {
     let response: Response | undefined;
     let body = '';
     const lines = await linesDuring(async () => {
-      response = await postCall(CLEAR_INBOX, JSON.stringify({ data: { confirm: huge } }));
+      response = await postCall(CLEAR_INBOX_FN, JSON.stringify({ data: { confirm: huge } }));
       body = await response.text();
     });
     expect(response?.status).toBe(400);
@@ -212,7 +214,7 @@ describe('input the validator refuses is the caller’s fault', () => {
 
     // A failure after it is reported; had the refused call been reported, it was sent first.
     const failing = await postCall(
-      FAILING_FN,
+      FAILING_EXAMPLE_FN,
       JSON.stringify({ data: { label: 'after' }, context: {} }),
     );
     const { digest } = JSON.parse(await failing.text()).$error;
@@ -228,22 +230,26 @@ describe('input the validator refuses is the caller’s fault', () => {
 
 describe('what Start cannot parse', () => {
   it.each([
-    ['POST with bad JSON', () => postCall(FAILING_FN, '{"data":'), 'payload is not valid JSON'],
-    ['POST without a body', () => postCall(FAILING_FN, ''), 'no payload'],
+    [
+      'POST with bad JSON',
+      () => postCall(FAILING_EXAMPLE_FN, '{"data":'),
+      'payload is not valid JSON',
+    ],
+    ['POST without a body', () => postCall(FAILING_EXAMPLE_FN, ''), 'no payload'],
     [
       'GET without a payload',
-      () => fetch(`${server.url}${LIST_EVENTS}?createServerFn`),
+      () => fetch(`${server.url}${LIST_INBOX_EVENTS_FN}?createServerFn`),
       'no payload',
     ],
     [
       'GET with bad JSON',
-      () => fetch(`${server.url}${LIST_EVENTS}?createServerFn&payload=%7Bbad`),
+      () => fetch(`${server.url}${LIST_INBOX_EVENTS_FN}?createServerFn&payload=%7Bbad`),
       'payload is not valid JSON',
     ],
     [
       'a form without its boundary',
       () =>
-        fetch(server.url + CLEAR_INBOX, {
+        fetch(server.url + CLEAR_INBOX_FN, {
           method: 'POST',
           headers: { 'content-type': 'multipart/form-data' },
           body: 'confirm=clear',
@@ -266,7 +272,7 @@ describe('what Start cannot parse', () => {
   it.each(['PUT', 'DELETE', 'PATCH'])('%s: 405 with Allow: GET, POST, one line', async (method) => {
     let response: Response | undefined;
     const lines = await linesDuring(async () => {
-      response = await fetch(`${server.url}${FAILING_FN}?createServerFn`, {
+      response = await fetch(`${server.url}${FAILING_EXAMPLE_FN}?createServerFn`, {
         method,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ data: { label: 'x' }, context: {} }),

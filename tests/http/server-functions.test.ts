@@ -4,10 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-
-// Server function ids are derived from file and export name by Start's compiler.
-const FAILING_FN =
-  '/_server/app_server_example_functions_ts--callFailingExample_createServerFn_handler?createServerFn';
+import { FAILING_EXAMPLE_FN } from '#tests/support/server-function-paths';
 
 let server: BuiltServer;
 
@@ -32,7 +29,7 @@ it.each([
 });
 
 it('still hands a real server function to Start', async () => {
-  const response = await fetch(server.url + FAILING_FN, {
+  const response = await fetch(`${server.url}${FAILING_EXAMPLE_FN}?createServerFn`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ data: { label: 'real' }, context: {} }),

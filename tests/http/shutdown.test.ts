@@ -3,25 +3,23 @@
  * process exits, so the events of a server's last moments are not lost with it.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import type { FakeSentry } from '#tests/fixtures/fake-sentry';
+import type { BuiltServer } from '#tests/support/built-server';
+import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 
 let sentry: FakeSentry;
 let server: BuiltServer;
+let stop: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
-  sentry = await startFakeSentry();
-  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', SENTRY_DSN: sentry.dsn('42') });
+  ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
   // Sentry takes the report and holds its answer: the report is on its way at SIGTERM.
   sentry.behave({ kind: 'hang' });
   const page = await fetch(`${server.url}/sentry-example-page/ssr-error`);
   expect(page.status).toBe(500);
   await sentry.waitForRequests(1);
 });
-afterEach(async () => {
-  await server?.stop();
-  await sentry?.close();
-});
+afterEach(() => stop?.());
 
 it('waits for a report Sentry has not answered yet, and exits once it has', async () => {
   const stopped = server.stop();

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isInAppFrame } from '#app/monitoring/in-app';
-import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import type { FakeSentry } from '#tests/fixtures/fake-sentry';
+import type { BuiltServer } from '#tests/support/built-server';
 import {
   CLIENT_MAPS_DIR,
   clientChunks,
@@ -17,6 +17,7 @@ import {
   filesUnder,
   PUBLIC_DIR,
 } from '#tests/support/client-build';
+import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import { EXAMPLE_LOADER_FILE, exampleLoaderLine } from '#tests/support/source-line';
 
@@ -27,14 +28,12 @@ const LOADER_FRAME = new RegExp(`at loader \\(\\S*${EXAMPLE_LOADER_FILE}:${LOADE
 let sentry: FakeSentry;
 let server: BuiltServer;
 
+let stop: (() => Promise<void>) | undefined;
+
 beforeAll(async () => {
-  sentry = await startFakeSentry();
-  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: '1', SENTRY_DSN: sentry.dsn('42') });
+  ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
 });
-afterAll(async () => {
-  await server?.stop();
-  await sentry?.close();
-});
+afterAll(() => stop?.());
 
 describe('client source maps', () => {
   it('exist for every served chunk in .output/sourcemaps/client, beside none of them', () => {

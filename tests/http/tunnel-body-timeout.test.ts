@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { until } from '#tests/support/envelopes';
 import { type SlowClient, slowPost, within } from '#tests/support/slow-client';
+import { until } from '#tests/support/wait-for';
 
 /** A header line and the start of an event item: the tunnel can route it, never finish it. */
 const envelopeStart = (dsn: string) =>

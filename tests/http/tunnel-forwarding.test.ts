@@ -2,14 +2,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import {
-  binaryEnvelope,
-  chunkedBody,
-  eventId,
-  send,
-  textEnvelope,
-  until,
-} from '#tests/support/envelopes';
+import { binaryEnvelope, chunkedBody, eventId, send, textEnvelope } from '#tests/support/envelopes';
+import { until } from '#tests/support/wait-for';
 
 let fake: FakeSentry;
 let server: BuiltServer;

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { eventId, send, textEnvelope, until } from '#tests/support/envelopes';
+import { eventId, send, textEnvelope } from '#tests/support/envelopes';
+import { until } from '#tests/support/wait-for';
 
 let fake: FakeSentry;
 let server: BuiltServer;

@@ -6,14 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import {
-  type Answer,
-  chunkedBody,
-  eventId,
-  send,
-  textEnvelope,
-  until,
-} from '#tests/support/envelopes';
+import { type Answer, chunkedBody, eventId, send, textEnvelope } from '#tests/support/envelopes';
+import { until } from '#tests/support/wait-for';
 
 const MAX_BYTES = 8192;
 

@@ -64,12 +64,3 @@ export function chunkedBody(
     },
   });
 }
-
-/** Polls a condition (no fixed sleeps): resolves once it holds, fails after `timeoutMs`. */
-export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

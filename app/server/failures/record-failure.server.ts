@@ -2,6 +2,7 @@
  * The one place a server-side failure is handled: digest, one JSON log line, one report.
  * Callers get back a PublicServerError to throw or serialise in place of the original.
  */
+import { processShared } from '#app/server/process-shared.server';
 import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
 import { isPublicServerError, PublicServerError } from './public-error.server';
@@ -13,10 +14,12 @@ interface Original {
   recorded: boolean;
 }
 
-// Server-side only: the original never travels with the public error.
-const originals = new WeakMap<PublicServerError, Original>();
-// The same thrown object seen twice (React reports a shell error to onError and onShellError).
-const publicErrors = new WeakMap<object, PublicServerError>();
+const { originals, publicErrors } = processShared('sanitised-failures', () => ({
+  // Server-side only: the original never travels with the public error.
+  originals: new WeakMap<PublicServerError, Original>(),
+  // The same thrown object seen twice (React reports a shell error to onError and onShellError).
+  publicErrors: new WeakMap<object, PublicServerError>(),
+}));
 
 /** Replaces an error by its public form, keeping the original here for `recordFailure`. */
 export function sanitiseFailure(error: unknown, phase: FailurePhase): PublicServerError {

@@ -3,6 +3,7 @@
  * form before Start dehydrates them, and recorded with the request once the load is over.
  */
 import { type AnyRoute, type AnyRouter, isNotFound, isRedirect } from '@tanstack/react-router';
+import { processShared } from '#app/server/process-shared.server';
 import type { FailurePhase } from './log-line';
 import { isPublicServerError, type PublicServerError } from './public-error.server';
 import { recordFailure, sanitiseFailure } from './record-failure.server';
@@ -13,9 +14,11 @@ const PHASE_OF_ROUTER_CODE: Record<string, FailurePhase> = {
   VALIDATE_SEARCH: 'search',
 };
 
-const installed = new WeakSet<AnyRoute>();
-/** Failures from beforeLoad/params/search: Start never dehydrates these matches itself. */
-const serialPhaseFailures = new WeakSet<PublicServerError>();
+const { installed, serialPhaseFailures } = processShared('route-failure-hooks', () => ({
+  installed: new WeakSet<AnyRoute>(),
+  /** Failures from beforeLoad/params/search: Start never dehydrates these matches itself. */
+  serialPhaseFailures: new WeakSet<PublicServerError>(),
+}));
 
 /**
  * Start calls a route's `onError` with every loader or beforeLoad error (never redirects or

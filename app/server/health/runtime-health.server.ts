@@ -1,4 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+// Relative, not #app/…: the pages benchmark's minimal Start app builds this file without our
+// aliases (bench/pages/build-minimal.mjs).
+import { processShared } from '../process-shared.server';
 
 export interface RuntimeHealth {
   sampledMs: number;
@@ -28,7 +31,11 @@ export function sampleEventLoop(sampleMs: number): Promise<RuntimeHealth> {
   return sample;
 }
 
-const inFlight = new Map<number, Promise<RuntimeHealth>>();
+/** The samples being taken, by length: shared by every copy of this module in the build. */
+const inFlight = processShared(
+  'event-loop-samples',
+  () => new Map<number, Promise<RuntimeHealth>>(),
+);
 
 async function takeSample(sampleMs: number): Promise<RuntimeHealth> {
   const histogram = monitorEventLoopDelay({ resolution: 10 });

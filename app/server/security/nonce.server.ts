@@ -4,19 +4,19 @@
  * call per page showed up in the pages' CPU profile (docs/decisions/0850).
  */
 import { randomFillSync } from 'node:crypto';
+import { processShared } from '#app/server/process-shared.server';
 
 const NONCE_BYTES = 16;
 const POOL_NONCES = 256;
 
-let pool = Buffer.alloc(0);
-let next = 0;
+const pool = processShared('csp-nonce-pool', () => ({ bytes: Buffer.alloc(0), next: 0 }));
 
 export function newNonce(): string {
-  if (next === pool.length) {
-    pool = randomFillSync(Buffer.allocUnsafe(NONCE_BYTES * POOL_NONCES));
-    next = 0;
+  if (pool.next === pool.bytes.length) {
+    pool.bytes = randomFillSync(Buffer.allocUnsafe(NONCE_BYTES * POOL_NONCES));
+    pool.next = 0;
   }
-  const nonce = pool.toString('base64', next, next + NONCE_BYTES);
-  next += NONCE_BYTES;
+  const nonce = pool.bytes.toString('base64', pool.next, pool.next + NONCE_BYTES);
+  pool.next += NONCE_BYTES;
   return nonce;
 }

@@ -1,6 +1,6 @@
 /**
  * The vinxi `http` router at /monitoring (see app.config.ts): thin glue between h3 and the
- * framework-free tunnel in ./tunnel.ts. It serves the tunnel in `vinxi dev`; in the built
+ * framework-free tunnel in ./tunnel.server.ts. It serves the tunnel in `vinxi dev`; in the built
  * server the entry (app/server/node/node-server.server.ts) answers first (docs/decisions/0102).
  * The router prefix-matches, so anything but exactly /monitoring is handed back: returning
  * nothing lets h3 go on to the app, which answers 404.

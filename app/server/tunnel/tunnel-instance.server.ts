@@ -3,20 +3,25 @@ import { serverConfig } from '#app/server/env.server';
 import { localInbox } from '#app/server/inbox/inbox.server';
 import { theInboxWriter } from '#app/server/inbox/inbox-writer.server';
 import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
+import { processShared } from '#app/server/process-shared.server';
 import { createAllowList } from './allow-list';
 import { createByteBudget } from './byte-budget';
-import { createTunnel, type TunnelHandler } from './tunnel';
-import { createUpstream } from './upstream';
+import { createTunnel } from './tunnel.server';
+import type { TunnelHandler } from './tunnel-options';
+import { createUpstream } from './upstream.server';
 
 /** Local envelopes being received, all together: 64 of the largest, or thousands of usual ones. */
 export const LOCAL_INBOX_BUFFER_BYTES = 64 * 1024 * 1024;
 
-let tunnel: TunnelHandler | undefined;
-
 export function theTunnel(): TunnelHandler {
-  if (tunnel) return tunnel;
+  // One per process: the built server's entry and the /monitoring router each hold a copy of
+  // this module, and the receive budget and Sentry connections are meant to be the process's.
+  return processShared('tunnel', createTheTunnel);
+}
+
+function createTheTunnel(): TunnelHandler {
   const config = serverConfig();
-  tunnel = createTunnel({
+  const tunnel = createTunnel({
     allowList: createAllowList(config.tunnelAllowedDsns, localInboxDsnOf(config)),
     maxBytes: config.tunnelMaxBytes,
     timeoutMs: config.tunnelTimeoutMs,

@@ -10,11 +10,12 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { busyError } from '#app/server/inbox/inbox-writer-protocol';
 import { createAllowList } from '#app/server/tunnel/allow-list';
 import { createByteBudget } from '#app/server/tunnel/byte-budget';
-import { createTunnel } from '#app/server/tunnel/tunnel';
-import { createUpstream, type Upstream } from '#app/server/tunnel/upstream';
+import { createTunnel } from '#app/server/tunnel/tunnel.server';
+import { createUpstream, type Upstream } from '#app/server/tunnel/upstream.server';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { chunkedBody, send, textEnvelope, until } from '#tests/support/envelopes';
+import { chunkedBody, send, textEnvelope } from '#tests/support/envelopes';
 import { slowPost, within } from '#tests/support/slow-client';
+import { until } from '#tests/support/wait-for';
 
 const BODY_TIMEOUT_MS = 1000;
 

@@ -10,6 +10,7 @@ import {
   sourceContentFor,
   type TraceMap,
 } from '@jridgewell/trace-mapping';
+import { processShared } from '#app/server/process-shared.server';
 import { type FrameInput, framePosition } from './frame-input';
 import { type SourceContext, SourceLines } from './source-context';
 import { shownSource } from './source-path';
@@ -54,7 +55,10 @@ const MAX_NAME = 256;
  * Each source's line index, kept as long as its map is: the store's LRU drops the map, and
  * with it these. Memoisation only; results are the same without it.
  */
-const linesByMap = new WeakMap<TraceMap, Map<string, SourceLines | null>>();
+const linesByMap = processShared(
+  'source-lines-by-map',
+  () => new WeakMap<TraceMap, Map<string, SourceLines | null>>(),
+);
 
 function sourceLinesOf(map: TraceMap, source: string): SourceLines | null {
   let bySource = linesByMap.get(map);

@@ -1,0 +1,148 @@
+/**
+ * One POST /monitoring exchange: what has been read so far, and the ways it is answered. Every
+ * path answers exactly once. An answer that leaves a body unread for good (408, 413, 502, 504)
+ * closes the connection once written; the other rejections drain the rest politely until the
+ * body deadline (docs/decisions/0101, 0104).
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { closeGently } from './close-gently.server';
+import { tunnelLogLine } from './tunnel-messages';
+import type { TunnelOptions } from './tunnel-options';
+
+/** How much of a rejected body is read and dropped before the connection is closed instead. */
+const DISCARD_AT_LEAST = 8 * 1024 * 1024;
+
+export const PLAIN_TEXT = 'text/plain; charset=utf-8';
+
+type Reader = { onData: (chunk: Buffer) => void; onEnd: () => void };
+
+/** For 'error' events that are expected once we have given up on a stream. */
+export function ignore(): void {}
+
+export class Exchange {
+  /** Body bytes read so far. */
+  received = 0;
+  /** Chunks held for the next phase: the header line, and in local inbox mode the rest. */
+  head: Buffer[] = [];
+  /** The client got (or is getting) its answer; later events only clean up. */
+  answered = false;
+  /** Set once a forward to Sentry is under way: stops it before Sentry gets the whole body. */
+  cancelForward: (() => void) | undefined;
+  private readers: Reader[] = [];
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly options: TunnelOptions,
+  ) {}
+
+  /** Reads the body with these listeners until the returned stop, or until an answer stops all. */
+  read(onData: (chunk: Buffer) => void, onEnd: () => void): () => void {
+    const reader = { onData, onEnd };
+    this.req.on('data', onData);
+    this.req.on('end', onEnd);
+    this.readers.push(reader);
+    return () => this.stop(reader);
+  }
+
+  /** From here on, a client that goes away before its body is complete cuts the forward short. */
+  watchClient(): void {
+    // The client went away; 'close' below cleans up.
+    this.req.on('error', ignore);
+    this.res.once('close', this.onClientClose);
+  }
+
+  private readonly onClientClose = (): void => {
+    if (this.req.complete) return;
+    // The body broke off: whatever reached Sentry is incomplete, stop it there.
+    if (this.cancelForward && !this.answered) {
+      this.cancelForward();
+      this.options.log('[tunnel] client closed the connection before the envelope was complete');
+    }
+    this.answered = true;
+  };
+
+  /** Rejects the request: one log line, a short plain-text answer, the rest of the body discarded. */
+  reject(status: number, reason: string, headers?: OutgoingHttpHeaders): void {
+    this.fail(status, reason, headers);
+    this.discardRest();
+  }
+
+  /**
+   * For answers after which the rest of the body is worth nothing and the client is slow or
+   * oversized: reading on would hold the socket for as long as the client likes. A body that
+   * has fully arrived leaves the connection reusable.
+   */
+  rejectAndClose(status: number, reason: string, headers?: OutgoingHttpHeaders): void {
+    if (this.req.complete || this.answered) {
+      this.reject(status, reason, headers);
+      return;
+    }
+    this.fail(status, reason, { ...headers, connection: 'close' });
+    this.closeAfterAnswer();
+  }
+
+  /**
+   * Closes the connection once the answer is written. Until then the body is still read and
+   * dropped: unread bytes in the socket would turn the close into a reset that can beat the
+   * answer to the client.
+   */
+  closeAfterAnswer(): void {
+    const { req, res } = this;
+    this.stopReading();
+    req.on('error', ignore);
+    req.resume();
+    const socket = req.socket;
+    if (res.writableFinished || !res.headersSent) closeGently(socket);
+    else res.once('finish', () => closeGently(socket));
+  }
+
+  /** Logs and answers `reason` as plain text, unless the client has its answer already. */
+  fail(status: number, reason: string, headers?: OutgoingHttpHeaders): void {
+    if (this.answered) return;
+    this.options.log(tunnelLogLine(status, reason));
+    this.answer(status, reason, PLAIN_TEXT, headers);
+  }
+
+  answer(status: number, body: string, type: string, headers?: OutgoingHttpHeaders): void {
+    this.answered = true;
+    const { res } = this;
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, {
+      ...headers,
+      'content-type': type,
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  }
+
+  /**
+   * Reads and drops the rest of a rejected body, so the client reads our answer instead of a
+   * connection reset and the connection stays usable. Past a bound it is not worth the
+   * bandwidth: the socket is closed, long after the answer went out.
+   */
+  discardRest(): void {
+    const { req } = this;
+    this.stopReading();
+    if (req.complete || req.destroyed) return;
+    let discarded = 0;
+    const limit = Math.max(4 * this.options.maxBytes, DISCARD_AT_LEAST);
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > limit) req.socket.destroy();
+    });
+    req.on('error', ignore);
+    req.resume();
+  }
+
+  private stopReading(): void {
+    this.head = [];
+    for (const reader of [...this.readers]) this.stop(reader);
+  }
+
+  private stop(reader: Reader): void {
+    this.req.off('data', reader.onData);
+    this.req.off('end', reader.onEnd);
+    this.readers = this.readers.filter((other) => other !== reader);
+  }
+}

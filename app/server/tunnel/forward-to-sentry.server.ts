@@ -1,0 +1,168 @@
+/**
+ * Phase 2a: the envelope streamed to Sentry byte for byte (the header line read so far, then the
+ * rest as it arrives, with back-pressure), and Sentry's answer handed back with the headers the
+ * SDK needs. Sentry has `timeoutMs` from the start of the forward to answer (then 504);
+ * unreachable, it is a 502.
+ */
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Destination } from './allow-list';
+import { type Exchange, ignore } from './exchange.server';
+import type { HeaderList } from './upstream.server';
+
+/** The headers of Sentry's answer the SDK needs (it reads rate limits on 200s too). */
+const ANSWER_HEADERS = ['content-type', 'content-length', 'retry-after', 'x-sentry-rate-limits'];
+/** Client headers Sentry uses (Origin/Referer for the project's allowed domains). */
+const FORWARDED_HEADERS = ['user-agent', 'origin', 'referer'] as const;
+
+export function forwardToSentry(exchange: Exchange, destination: Destination, ended: boolean) {
+  new Forward(exchange).start(destination, ended);
+}
+
+/** The headers sent to Sentry: the envelope's type and length, and who the client is. */
+function forwardedHeaders(req: IncomingMessage): HeaderList {
+  const headers: HeaderList = [
+    'content-type',
+    req.headers['content-type'] ?? 'application/x-sentry-envelope',
+    'x-sentry-forwarded-for',
+    req.socket.remoteAddress ?? '',
+  ];
+  const length = req.headers['content-length'];
+  if (length !== undefined) headers.push('content-length', length);
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (value !== undefined) headers.push(name, value);
+  }
+  return headers;
+}
+
+class Forward {
+  private upstream: ClientRequest | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly exchange: Exchange) {}
+
+  start(destination: Destination, ended: boolean): void {
+    const { exchange } = this;
+    const { req, options } = exchange;
+    const upstream = options.upstream.post(destination.envelopeUrl, forwardedHeaders(req));
+    this.upstream = upstream;
+    exchange.cancelForward = () => this.abort();
+    this.timer = setTimeout(this.onTimeout, options.timeoutMs);
+    upstream.on('response', this.onResponse);
+    upstream.on('error', this.onError);
+    for (const chunk of exchange.head) upstream.write(chunk);
+    exchange.head = [];
+    if (ended) {
+      upstream.end();
+      return;
+    }
+    exchange.read(this.onBodyData, this.onBodyEnd);
+  }
+
+  private readonly onBodyData = (chunk: Buffer): void => {
+    const { exchange } = this;
+    exchange.received += chunk.length;
+    if (exchange.received > exchange.options.maxBytes) {
+      // Sentry must never get a complete envelope: destroying the request before its last
+      // byte (or the final empty chunk) leaves Sentry a truncated body, which it drops.
+      this.abort();
+      exchange.rejectAndClose(
+        413,
+        `envelope over ${exchange.options.maxBytes} bytes (while streaming)`,
+      );
+      return;
+    }
+    const upstream = this.upstream as ClientRequest;
+    if (!upstream.write(chunk)) {
+      exchange.req.pause();
+      upstream.once('drain', this.resumeClient);
+    }
+  };
+
+  private readonly resumeClient = (): void => {
+    this.exchange.req.resume();
+  };
+
+  private readonly onBodyEnd = (): void => {
+    this.upstream?.end();
+  };
+
+  private readonly onResponse = (answer: IncomingMessage): void => {
+    const { exchange } = this;
+    const { res } = exchange;
+    if (exchange.answered) {
+      answer.resume();
+      return;
+    }
+    const headers: OutgoingHttpHeaders = {};
+    for (const name of ANSWER_HEADERS) {
+      const value = answer.headers[name];
+      if (value !== undefined) headers[name] = value;
+    }
+    try {
+      res.writeHead(answer.statusCode ?? 502, headers);
+    } catch (error) {
+      // A header value Node refuses to send on: this runs in an event handler, where a throw
+      // would take the whole server down.
+      answer.resume();
+      this.abort();
+      exchange.reject(502, `unusable answer from Sentry: ${(error as Error).message}`);
+      return;
+    }
+    exchange.answered = true;
+    // Sentry's answers are a few bytes: hand them on in one write when they fit one chunk.
+    let pending: Buffer | undefined;
+    answer.on('data', (chunk: Buffer) => {
+      if (pending) res.write(pending);
+      pending = chunk;
+    });
+    answer.on('end', () => {
+      this.clearTimer();
+      res.end(pending);
+      // Sentry answered before the whole envelope was sent: that request can never finish.
+      if (!this.upstream?.writableEnded) this.abort();
+      if (exchange.options.debug) {
+        exchange.options.log(`[tunnel] ${answer.statusCode} forwarded ${exchange.received} bytes`);
+      }
+    });
+    answer.on('error', () => res.destroy());
+    // Sentry answered before the whole body arrived (e.g. 429): drop the rest politely.
+    if (!exchange.req.complete) exchange.discardRest();
+  };
+
+  private readonly onError = (error: NodeJS.ErrnoException): void => {
+    this.clearTimer();
+    const { exchange } = this;
+    if (exchange.answered) {
+      // Sentry's answer broke off half-way: the client must not take it for a whole one.
+      if (!exchange.res.writableEnded) exchange.res.destroy();
+      return;
+    }
+    exchange.rejectAndClose(502, `Sentry unreachable: ${error.code ?? error.message}`);
+  };
+
+  private readonly onTimeout = (): void => {
+    this.timer = undefined;
+    this.abort();
+    const { exchange } = this;
+    if (exchange.answered) {
+      if (!exchange.res.writableEnded) exchange.res.destroy();
+      return;
+    }
+    exchange.rejectAndClose(504, `no answer from Sentry within ${exchange.options.timeoutMs} ms`);
+  };
+
+  private abort(): void {
+    const { upstream } = this;
+    if (!upstream) return;
+    upstream.off('error', this.onError);
+    upstream.on('error', ignore);
+    upstream.destroy();
+    this.clearTimer();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Phase 2b, local inbox mode: the envelope held whole (it is bounded by maxBytes) and handed to
+ * `storeLocally`; the answer is Sentry's own, `{"id": …}`, once it is stored. Every exchange's
+ * held bytes count against one shared budget (`localBuffer`), given back when the exchange
+ * ends, however it ends: past it, 503 (docs/decisions/0103).
+ */
+import { isInboxBusy } from '#app/server/inbox/inbox-writer-protocol';
+import { type Exchange, PLAIN_TEXT } from './exchange.server';
+import { errorMessageOf, tunnelLogLine } from './tunnel-messages';
+
+const BUSY_HEADERS = { 'retry-after': '5' };
+
+export function storeInLocalInbox(
+  exchange: Exchange,
+  eventId: string | undefined,
+  ended: boolean,
+): void {
+  const { res, options } = exchange;
+  const budget = options.localBuffer;
+  let held = 0;
+  res.once('close', () => budget.give(held));
+  const hold = (bytes: number): boolean => {
+    if (!budget.take(bytes)) {
+      exchange.head = [];
+      exchange.rejectAndClose(
+        503,
+        'local inbox busy: too many envelopes arriving at once',
+        BUSY_HEADERS,
+      );
+      return false;
+    }
+    held += bytes;
+    return true;
+  };
+  if (!hold(exchange.received)) return;
+  const save = () => {
+    const { head } = exchange;
+    const envelope = head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head);
+    exchange.head = [];
+    // Through a promise, so that a synchronous throw is answered like a rejection.
+    Promise.resolve(envelope)
+      .then((bytes) => options.storeLocally(bytes))
+      .then(
+        () => {
+          exchange.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json');
+          if (options.debug) options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
+        },
+        (error: unknown) => {
+          if (isInboxBusy(error)) {
+            // Too many writes waiting: overload, answered like a full receive buffer.
+            exchange.fail(503, 'local inbox busy: too many envelopes being written', BUSY_HEADERS);
+            return;
+          }
+          // The error names server paths: it goes to the log, not to the client.
+          options.log(tunnelLogLine(500, `local inbox failed: ${errorMessageOf(error)}`));
+          exchange.answer(500, 'local inbox failed', PLAIN_TEXT);
+        },
+      );
+  };
+  if (ended) {
+    save();
+    return;
+  }
+  exchange.read(
+    (chunk) => {
+      if (exchange.answered) return;
+      exchange.received += chunk.length;
+      if (exchange.received > options.maxBytes) {
+        exchange.head = [];
+        exchange.rejectAndClose(413, `envelope over ${options.maxBytes} bytes`);
+        return;
+      }
+      if (hold(chunk.length)) exchange.head.push(chunk);
+    },
+    () => {
+      if (!exchange.answered) save();
+    },
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * What the tunnel is given. Every dependency is an argument, so the same core runs in the app,
+ * on a bare node:http server (tests/unit/tunnel) and in the benchmark.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AllowList } from './allow-list';
+import type { ByteBudget } from './byte-budget';
+import type { Upstream } from './upstream.server';
+
+export interface TunnelOptions {
+  allowList: AllowList;
+  maxBytes: number;
+  /** How long Sentry has to answer, from the moment the forward begins. */
+  timeoutMs: number;
+  /** How long the client has to send the whole envelope, from the start of the exchange. */
+  bodyTimeoutMs: number;
+  upstream: Upstream;
+  /**
+   * Where envelopes for the local inbox DSN go; resolves once stored. A rejection answers 500,
+   * or 503 when it says the store is busy (inbox-writer-protocol.ts `isInboxBusy`).
+   */
+  storeLocally(envelope: Uint8Array): Promise<void>;
+  /** What local envelopes being received may hold in memory, all together (then 503). */
+  localBuffer: ByteBudget;
+  /** One line per rejected or failed request; never envelope contents. */
+  log(line: string): void;
+  /** Also log every forwarded envelope. */
+  debug: boolean;
+}
+
+export type TunnelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;

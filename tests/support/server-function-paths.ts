@@ -1,0 +1,17 @@
+/**
+ * The request paths of the app's server functions, as Start's compiler names them (file and
+ * export name): written out, not derived, so that a change in the naming fails the tests that
+ * call them. Add `?createServerFn` for a call the way Start's client makes it.
+ */
+export const FAILING_EXAMPLE_FN =
+  '/_server/app_server_example_functions_ts--callFailingExample_createServerFn_handler';
+export const LIST_INBOX_EVENTS_FN =
+  '/_server/app_server_inbox_functions_ts--listInboxEvents_createServerFn_handler';
+export const GET_INBOX_EVENT_FN =
+  '/_server/app_server_inbox_functions_ts--getInboxEvent_createServerFn_handler';
+export const CLEAR_INBOX_FN =
+  '/_server/app_server_inbox_functions_ts--clearInbox_createServerFn_handler';
+export const SIGN_IN_TO_INBOX_FN =
+  '/_server/app_server_inbox-access_functions_ts--signInToInbox_createServerFn_handler';
+export const GET_APP_OVERVIEW_FN =
+  '/_server/app_server_app-info_functions_ts--getAppOverview_createServerFn_handler';

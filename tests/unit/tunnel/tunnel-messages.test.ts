@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import {
+  errorMessageOf,
+  internalErrorLine,
+  noAllowedDsnReason,
+  tunnelLogLine,
+} from '#app/server/tunnel/tunnel-messages';
+
+describe('tunnel messages', () => {
+  it.each([
+    [400, 'empty envelope', '[tunnel] 400 empty envelope'],
+    [503, 'local inbox busy', '[tunnel] 503 local inbox busy'],
+  ])('logs %i %s as one line', (status, reason, line) => {
+    expect(tunnelLogLine(status, reason)).toBe(line);
+  });
+
+  it.each([
+    [new Error('EACCES: /srv/inbox'), 'EACCES: /srv/inbox'],
+    ['a thrown string', 'a thrown string'],
+    [undefined, 'undefined'],
+    [Symbol('odd'), 'Symbol(odd)'],
+  ])('gives the message of %s', (thrown, message) => {
+    expect(errorMessageOf(thrown)).toBe(message);
+  });
+
+  it('logs a caught bug as a 500 with its message', () => {
+    expect(internalErrorLine(new TypeError('x is undefined'))).toBe(
+      '[tunnel] 500 internal error: x is undefined',
+    );
+  });
+
+  it.each([
+    [{ o: '1', p: '2' }, 'no allowed DSN for o=1 p=2'],
+    [{ o: '1', p: '2', r: 'us' }, 'no allowed DSN for o=1 p=2 r=us'],
+  ])('names the target of a 403: %o', (target, reason) => {
+    expect(noAllowedDsnReason(target)).toBe(reason);
+  });
+});
