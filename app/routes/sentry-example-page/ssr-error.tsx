@@ -3,7 +3,8 @@ import { examplePagesOnly } from './-examples-only';
 
 export const Route = createFileRoute('/sentry-example-page/ssr-error')({
   head: () => ({ meta: [{ title: 'SSR error example · Start Monitoring' }] }),
-  loader: (match) => {
+  // A method, not an arrow: a mapped stack names an arrow after its first parameter.
+  loader(match) {
     examplePagesOnly(match);
     // The marker stands for a secret in a message; tests check it never reaches the browser.
     throw new Error('Sentry example: loader failed during SSR (ssr-loader-secret-4b1d)');
