@@ -1,5 +1,5 @@
 // Issue 12's targets for our pages, as pure verdicts over the bench's figures (tested in
-// tests/unit/bench-pages.test.ts). Sizes in bytes; KB in the text is 1,000 bytes.
+// tests/unit/bench/pages.test.ts). Sizes in bytes; KB in the text is 1,000 bytes.
 
 export const TARGETS = {
   /** /about req/s at least this share of the minimal Start app's. */

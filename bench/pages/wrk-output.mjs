@@ -1,5 +1,5 @@
 // Reads the figures out of `wrk --latency` output. Pure, so that it has tests of its own
-// (tests/unit/bench-pages.test.ts): a misread unit would make every figure of the bench wrong.
+// (tests/unit/bench/pages.test.ts): a misread unit would make every figure of the bench wrong.
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -1,7 +1,7 @@
 /**
  * Local inbox mode, the writes themselves: the tunnel answers 200 only for an envelope that is
  * stored whole, 500 when the disk refuses it, and leaves nothing behind when it fails.
- * (The writer thread's crash and time-out paths: tests/unit/inbox/inbox-writer.test.ts.)
+ * (The writer thread's crash and time-out paths: tests/unit/server/inbox/inbox-writer.test.ts.)
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

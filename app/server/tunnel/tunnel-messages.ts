@@ -1,6 +1,6 @@
 /**
  * The tunnel's words: its log lines and the reasons it answers with. Pure, so that what an
- * operator reads is tested as a table (tests/unit/tunnel/tunnel-messages.test.ts).
+ * operator reads is tested as a table (tests/unit/server/tunnel/tunnel-messages.test.ts).
  */
 import type { TunnelTarget } from '#app/monitoring/dsn';
 

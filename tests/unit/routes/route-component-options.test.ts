@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROUTES = join(import.meta.dirname, '../../app/routes');
+const ROUTES = join(import.meta.dirname, '../../../app/routes');
 const UNDEFINED_COMPONENT = /(errorComponent|notFoundComponent|pendingComponent)\s*:\s*undefined/;
 
 function routeFiles(dir: string): string[] {

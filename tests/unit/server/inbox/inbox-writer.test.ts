@@ -19,7 +19,7 @@ import {
 } from '#app/server/inbox/inbox-writer-protocol';
 import { writerThreadSource } from '#app/server/inbox/inbox-writer-thread.server';
 
-const CHILD = resolve(import.meta.dirname, '../../fixtures/inbox-writer-child.ts');
+const CHILD = resolve(import.meta.dirname, '../../../fixtures/inbox-writer-child.ts');
 const freshDir = () => mkdtempSync(join(tmpdir(), 'inbox-writer-'));
 const target = (dir: string, name: string): WriteTarget => ({
   dir,
