@@ -32,7 +32,7 @@ export default defineConfig({
     ssr: { middleware: './app/server/ssr-middleware.server.ts', vite: serverRouterVite },
     // Unknown server function ids answered 404 before Start's handler logs its manifest.
     server: {
-      middleware: './app/server/server-functions/server-fn-middleware.server.ts',
+      middleware: './app/server/server-function-calls/server-fn-middleware.server.ts',
       vite: serverRouterVite,
     },
     // Maps for every chunk, never referenced from it, with a Sentry debug ID in both; shared

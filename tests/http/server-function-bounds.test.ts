@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/server-functions/body-limit';
+import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/server-function-calls/body-limit';
 import type { FakeSentry } from '#tests/fixtures/fake-sentry';
 import type { BuiltServer } from '#tests/support/built-server';
 import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';

@@ -6,7 +6,7 @@ import { processShared } from '#app/server/process-shared.server';
 import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
 import { isPublicServerError, PublicServerError } from './public-error.server';
-import { reportServerFailure } from './report-failure.server';
+import { reportServerFailure } from './sentry-client.server';
 
 interface Original {
   error: unknown;

@@ -12,9 +12,9 @@ import { getWebRequest } from '@tanstack/react-start/server';
 import {
   describeInvalidInput,
   invalidInputIssues,
-} from '#app/server/server-functions/invalid-input';
-import { refusalLogLine } from '#app/server/server-functions/refusal-log-line';
-import { SERVER_FUNCTION_BASE } from '#app/server/server-functions/server-function-id';
+} from '#app/server/server-function-calls/invalid-input';
+import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
+import { SERVER_FUNCTION_BASE } from '#app/server/server-function-calls/server-function-id';
 import { captureServerFailure } from './record-failure.server';
 
 export const serverFunctionFailures = createMiddleware().server(async ({ next, functionId }) => {

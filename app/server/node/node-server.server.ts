@@ -8,7 +8,7 @@
  * - security headers on every response but the tunnel's; the vite manifest is not served;
  * - `Cache-Control` by kind (./cache-policy.ts), and `Accept-Encoding` read as the RFC says
  *   before nitro's static handler picks a precompressed file by it;
- * - server function bodies are bounded before anything reads them (../server-functions/body-limit.ts);
+ * - server function bodies are bounded before anything reads them (../server-function-calls/body-limit.ts);
  * - a port already in use is one line and exit code 1; the monitoring lines follow listening;
  * - graceful shutdown that lets in-flight requests finish (./graceful-shutdown.server.ts).
  * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md,
@@ -32,12 +32,12 @@ import {
   describeSpotlight,
 } from '#app/server/monitoring-mode.server';
 import { baseSecurityHeaders } from '#app/server/security/security-headers';
-import { bodyLimitRefusal } from '#app/server/server-functions/body-limit';
-import { refusalLogLine } from '#app/server/server-functions/refusal-log-line';
+import { bodyLimitRefusal } from '#app/server/server-function-calls/body-limit';
+import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
 import {
   SERVER_FUNCTION_BASE,
   serverFunctionIdOf,
-} from '#app/server/server-functions/server-function-id';
+} from '#app/server/server-function-calls/server-function-id';
 import { theTunnel } from '#app/server/tunnel/tunnel-instance.server';
 import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
 import { createAdmission } from './admission';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { refusalLogLine } from '#app/server/server-functions/refusal-log-line';
+import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
 
 it('says status, reason, method and function id on one line', () => {
   expect(refusalLogLine(405, 'PUT is not allowed here', 'PUT', 'app_fn--handler')).toBe(

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   describeInvalidInput,
   invalidInputIssues,
-} from '#app/server/server-functions/invalid-input';
+} from '#app/server/server-function-calls/invalid-input';
 
 const Input = v.object({
   page: v.pipe(v.number(), v.minValue(1)),

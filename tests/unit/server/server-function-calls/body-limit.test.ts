@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   bodyLimitRefusal,
   SERVER_FUNCTION_MAX_BODY_BYTES,
-} from '#app/server/server-functions/body-limit';
+} from '#app/server/server-function-calls/body-limit';
 
 describe('bodyLimitRefusal: which bodies a server function call may carry', () => {
   it('is 64 KiB', () => {
