@@ -6,7 +6,7 @@ import { expect, type Page, type Request, test } from '@playwright/test';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { errorEvents, errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
-import { recordSentEvents, sentEvents, throwInPage } from './support/page-sdk';
+import { recordSentEvents, sentEvents, throwInPage, waitForSentryClient } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
 let ingest: FakeSentry;
@@ -59,6 +59,8 @@ function watchTunnel(page: Page): Omit<TunnelWatch, 'setOffline'> {
 async function openApp(page: Page): Promise<TunnelWatch> {
   const watch = watchTunnel(page);
   await page.goto(`${server.url}/`);
+  // The SDK loads after hydration: its client first, then the session it sends.
+  await waitForSentryClient(page);
   await ingest.waitForRequests(1);
   await recordSentEvents(page);
   return { ...watch, setOffline: (offline) => page.context().setOffline(offline) };
