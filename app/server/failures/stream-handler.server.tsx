@@ -4,11 +4,12 @@
  * 500, route failures are recorded once with the request, and React's SSR `onError` gives
  * render failures a digest (React puts only that digest into the HTML in production).
  */
-import { PassThrough, pipeline } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import {
   defineHandlerCallback,
   StartServer,
-  transformPipeableStreamWithRouter,
+  transformReadableStreamWithRouter,
 } from '@tanstack/react-start/server';
 import { isbot } from 'isbot';
 import type { ReactNode } from 'react';
@@ -16,7 +17,7 @@ import type { ReactNode } from 'react';
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { newNonce } from '#app/server/security/nonce.server';
-import { scriptNonceStream } from '#app/server/security/script-nonce.server';
+import { scriptNonceTransform } from '#app/server/security/script-nonce.server';
 import { pageContentSecurityPolicy } from '#app/server/security/security-headers';
 import { siteConfig } from '#app/server/site-config.server';
 import { type ClientWatch, watchClient } from './client-gone.server';
@@ -63,7 +64,7 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     }
 
     const { statusCode, redirect } = router.state;
-    const html = transformPipeableStreamWithRouter(router, rendered.stream);
+    const html = transformReadableStreamWithRouter(router, rendered.stream);
     // The built app's pages allow only inline scripts with this response's nonce. Not under
     // `vinxi dev`, whose client injects styles and scripts of its own (decision 0602).
     let body = html;
@@ -74,10 +75,8 @@ export const failureAwareStreamHandler = defineHandlerCallback(
         // The page may reach what its config names: the Spotlight sidecar, when that is on.
         pageContentSecurityPolicy(nonce, siteConfig().monitoring.spotlight),
       );
-      // pipeline, not pipe: a render that breaks off (or a client that leaves) ends both.
-      body = pipeline(html, scriptNonceStream(nonce), ignoreStreamEnd);
+      body = html.pipeThrough(scriptNonceTransform(nonce));
     }
-    // Node streams as a body: what Start's own handler hands to nitro too.
     return new Response(body as unknown as BodyInit, {
       // A render failure inside a Suspense boundary is known by the time the shell is ready
       // (React streams a client-render marker with its digest); later ones cannot change it.
@@ -99,12 +98,12 @@ function renderPage(
   app: ReactNode,
   { client, waitForAll }: { client: ClientWatch; waitForAll: boolean },
   onError: (error: unknown) => string | undefined,
-): Promise<{ stream: PassThrough } | { error: unknown }> {
+): Promise<{ stream: NodeWebStream<Uint8Array> } | { error: unknown }> {
   return new Promise((settle) => {
-    const stream = new PassThrough();
+    const passThrough = new PassThrough();
     const start = () => {
-      pipeable.pipe(stream);
-      settle({ stream });
+      pipeable.pipe(passThrough);
+      settle({ stream: Readable.toWeb(passThrough) as NodeWebStream<Uint8Array> });
     };
     const pipeable = ReactDOMServer.renderToPipeableStream(app, {
       ...(waitForAll ? { onAllReady: start } : { onShellReady: start }),
@@ -114,9 +113,6 @@ function renderPage(
     client.onGone(() => pipeable.abort());
   });
 }
-
-/** A stream that broke off was a render failure (recorded by onError) or a client who left. */
-function ignoreStreamEnd(): void {}
 
 function shellFailurePage(digest: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Application error</title></head><body><main role="alert"><p>${SERVER_FAILURE_MESSAGE}</p><p>Digest: ${digest}</p><p><a href="/">Go to the home page</a></p></main></body></html>`;

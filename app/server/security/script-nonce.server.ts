@@ -1,20 +1,22 @@
 /**
  * Gives every `<script>` tag of a streamed page the response's CSP nonce. Start 1.120 cannot
  * carry a nonce itself (its inline hydration scripts take no attributes), so the finished HTML
- * is rewritten as it streams, chunk by chunk, without holding the page back.
+ * is rewritten as it streams, chunk by chunk, without holding the page back: one chunk out for
+ * each chunk in (each is one write to the socket).
  *
  * Only real tags are touched: outside scripts React escapes every `<` in text and attributes,
  * so `<script` there is a tag; inside a script the scanner waits for `</script`, which Start's
  * serialiser always escapes in data. A tag split across two chunks is carried over.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+
+import { TransformStream, type TransformStreamDefaultController } from 'node:stream/web';
 
 const OPEN = Buffer.from('<script');
 const CLOSE = Buffer.from('</script');
 /** Longest tail that could be the start of a split `<script` or `</script`. */
 const CARRY = CLOSE.length - 1;
 
-export function scriptNonceStream(nonce: string): Transform {
+export function scriptNonceTransform(nonce: string): TransformStream<Uint8Array, Uint8Array> {
   const attribute = Buffer.from(` nonce="${nonce}"`);
   let inScript = false;
   let carried: Buffer | undefined;
@@ -51,16 +53,23 @@ export function scriptNonceStream(nonce: string): Transform {
     return out;
   };
 
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      const input = carried ? Buffer.concat([carried, chunk]) : chunk;
+  const emit = (
+    controller: TransformStreamDefaultController<Uint8Array>,
+    parts: Buffer[],
+  ): void => {
+    const out = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    if (out && out.length > 0) controller.enqueue(out);
+  };
+
+  return new TransformStream({
+    transform(chunk, controller) {
+      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      const input = carried ? Buffer.concat([carried, bytes]) : bytes;
       carried = undefined;
-      for (const part of rewrite(input, false)) if (part.length > 0) this.push(part);
-      callback();
+      emit(controller, rewrite(input, false));
     },
-    flush(callback: TransformCallback) {
-      if (carried) for (const part of rewrite(carried, true)) if (part.length > 0) this.push(part);
-      callback();
+    flush(controller) {
+      if (carried) emit(controller, rewrite(carried, true));
     },
   });
 }

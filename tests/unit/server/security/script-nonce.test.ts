@@ -1,15 +1,14 @@
-import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
+import { ReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
-import { scriptNonceStream } from '#app/server/security/script-nonce.server';
+import { scriptNonceTransform } from '#app/server/security/script-nonce.server';
 
 const N = ' nonce="abc"';
 
 /** Streams `html` in the given pieces through the rewrite. */
 async function rewrite(pieces: string[]): Promise<string> {
-  return text(
-    Readable.from(pieces.map((piece) => Buffer.from(piece))).pipe(scriptNonceStream('abc')),
-  );
+  const bytes = pieces.map((piece) => new TextEncoder().encode(piece));
+  return text(ReadableStream.from(bytes).pipeThrough(scriptNonceTransform('abc')));
 }
 
 /** Every way of cutting `html` into two pieces, and one piece per byte. */
@@ -19,7 +18,7 @@ function splits(html: string): string[][] {
   return result;
 }
 
-describe('scriptNonceStream', () => {
+describe('scriptNonceTransform', () => {
   it.each([
     ['<p>hi</p>', '<p>hi</p>'],
     ['<script>a()</script>', `<script${N}>a()</script>`],
