@@ -2,32 +2,19 @@
  * Browser error reporting in Debian's Chromium against the production build, with a fake
  * Sentry ingest behind SENTRY_DSN, through the server's real tunnel (POST /monitoring).
  */
+
 import { expect, type Page, type Request, test } from '@playwright/test';
-import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { errorEvents, errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
+import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { recordSentEvents, sentEvents, throwInPage, waitForSentryClient } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
-let ingest: FakeSentry;
-let server: BuiltServer;
-
-test.beforeAll(async () => {
-  ingest = await startFakeSentry();
-  server = await startBuiltServer({
-    SENTRY_DSN: ingest.dsn(),
-    SENTRY_TUNNEL_TIMEOUT_MS: String(TUNNEL_TIMEOUT_MS),
-    // No traces here: every envelope the ingest gets is an error event or a session.
-    SENTRY_TRACES_SAMPLE_RATE: '0',
-  });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await ingest?.close();
-});
-
-test.beforeEach(() => ingest.reset());
+const app = appWithFakeSentry((fake) => ({
+  SENTRY_DSN: fake.dsn(),
+  SENTRY_TUNNEL_TIMEOUT_MS: String(TUNNEL_TIMEOUT_MS),
+  // No traces here: every envelope the ingest gets is an error event or a session.
+  SENTRY_TRACES_SAMPLE_RATE: '0',
+}));
 
 interface TunnelWatch {
   /** Cuts or restores the page's network. */
@@ -58,10 +45,10 @@ function watchTunnel(page: Page): Omit<TunnelWatch, 'setOffline'> {
 /** Opens the home page with the tunnel in place and waits for the session the SDK starts with. */
 async function openApp(page: Page): Promise<TunnelWatch> {
   const watch = watchTunnel(page);
-  await page.goto(`${server.url}/`);
+  await page.goto(`${app.server.url}/`);
   // The SDK loads after hydration: its client first, then the session it sends.
   await waitForSentryClient(page);
-  await ingest.waitForRequests(1);
+  await app.ingest.waitForRequests(1);
   await recordSentEvents(page);
   return { ...watch, setOffline: (offline) => page.context().setOffline(offline) };
 }
@@ -72,9 +59,11 @@ async function openApp(page: Page): Promise<TunnelWatch> {
  */
 async function spendFirstError(page: Page, tunnel: TunnelWatch): Promise<void> {
   await throwInPage(page, 'first error of the session');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('first error of the session');
+  await expect
+    .poll(() => errorMessages(app.ingest.received))
+    .toContain('first error of the session');
   await expect.poll(() => tunnel.settled()).toBe(true);
-  ingest.reset();
+  app.ingest.reset();
 }
 
 test('an uncaught error reaches the ingest through /monitoring with its message and stack', async ({
@@ -94,11 +83,13 @@ test('an uncaught error reaches the ingest through /monitoring with its message 
   const request = await tunnelRequest;
   expect(request.method()).toBe('POST');
   expect(new URL(request.url()).search).toBe('?o=0&p=1');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('uncaught in the page');
-  const delivered = ingest.received.find((r) => r.body.includes('uncaught in the page'));
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('uncaught in the page');
+  const delivered = app.ingest.received.find((r) => r.body.includes('uncaught in the page'));
   expect(delivered?.url).toBe('/api/1/envelope/');
-  expect(parseEnvelope(delivered?.body ?? Buffer.alloc(0)).header.dsn).toBe(ingest.dsn());
-  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'uncaught in the page');
+  expect(parseEnvelope(delivered?.body ?? Buffer.alloc(0)).header.dsn).toBe(app.ingest.dsn());
+  const [event] = errorEvents(app.ingest.received).filter(
+    (e) => e.message === 'uncaught in the page',
+  );
   expect(event?.type).toBe('Error');
   expect(event?.frames.at(-1)?.function).toBe('throwsInsideAFunction');
 });
@@ -148,10 +139,10 @@ test('noise is not reported, while an error sent after it is', async ({ page }) 
   await throwInPage(page, 'control error after the noise');
 
   await expect
-    .poll(() => errorMessages(ingest.received))
+    .poll(() => errorMessages(app.ingest.received))
     .toContain('control error after the noise');
   await expect.poll(() => tunnel.settled()).toBe(true);
-  expect(errorMessages(ingest.received)).toEqual(['control error after the noise']);
+  expect(errorMessages(app.ingest.received)).toEqual(['control error after the noise']);
 });
 
 test('"Script error." with no file name, no line and no error is not reported', async ({
@@ -164,17 +155,17 @@ test('"Script error." with no file name, no line and no error is not reported', 
   await throwInPage(page, 'control error after the bare script error');
 
   await expect
-    .poll(() => errorMessages(ingest.received))
+    .poll(() => errorMessages(app.ingest.received))
     .toContain('control error after the bare script error');
   await expect.poll(() => tunnel.settled()).toBe(true);
-  expect(errorMessages(ingest.received)).toEqual(['control error after the bare script error']);
+  expect(errorMessages(app.ingest.received)).toEqual(['control error after the bare script error']);
 });
 
 test('"Script error." with a file name and line is reported, with that location', async ({
   page,
 }) => {
   await openApp(page);
-  const filename = `${server.url}/_build/assets/widget.js`;
+  const filename = `${app.server.url}/_build/assets/widget.js`;
   await page.evaluate(
     (file) =>
       window.dispatchEvent(
@@ -183,8 +174,8 @@ test('"Script error." with a file name and line is reported, with that location'
     filename,
   );
 
-  await expect.poll(() => errorMessages(ingest.received)).toContain('Script error.');
-  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'Script error.');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('Script error.');
+  const [event] = errorEvents(app.ingest.received).filter((e) => e.message === 'Script error.');
   expect(event?.frames).toEqual([expect.objectContaining({ filename, lineno: 12 })]);
 });
 
@@ -200,8 +191,8 @@ test('"Script error." with an error and its stack is reported, with that stack',
     window.dispatchEvent(new ErrorEvent('error', { message: 'Script error.', error }));
   });
 
-  await expect.poll(() => errorMessages(ingest.received)).toContain('Script error.');
-  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'Script error.');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('Script error.');
+  const [event] = errorEvents(app.ingest.received).filter((e) => e.message === 'Script error.');
   expect(event?.frames.at(-1)?.function).toBe('failsWithAScriptErrorMessage');
 });
 
@@ -219,8 +210,8 @@ test('an error thrown 101 calls deep arrives with the 50 frames nearest to the t
     setTimeout(() => recurse(100));
   });
 
-  await expect.poll(() => errorMessages(ingest.received)).toContain('deep error');
-  const [event] = errorEvents(ingest.received).filter((e) => e.message === 'deep error');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('deep error');
+  const [event] = errorEvents(app.ingest.received).filter((e) => e.message === 'deep error');
   expect(event?.frames).toHaveLength(50);
   expect(event?.frames.every((frame) => frame.function === 'recurse')).toBe(true);
 });
@@ -233,7 +224,7 @@ test('with the ingest holding requests open, a burst of 100 errors delivers 64 a
   test.setTimeout(120_000);
   const tunnel = await openApp(page);
   await spendFirstError(page, tunnel);
-  ingest.behave({ kind: 'hang' });
+  app.ingest.behave({ kind: 'hang' });
 
   await page.evaluate(() => {
     for (let index = 0; index < 100; index++) {
@@ -242,47 +233,49 @@ test('with the ingest holding requests open, a burst of 100 errors delivers 64 a
       });
     }
   });
-  await ingest.waitForRequests(64, 60_000);
+  await app.ingest.waitForRequests(64, 60_000);
   // The tunnel gives up on each held request (504), which frees the SDK's queue again.
   await expect.poll(() => tunnel.settled(), { timeout: 60_000 }).toBe(true);
-  ingest.behave({ kind: 'ok' });
+  app.ingest.behave({ kind: 'ok' });
   await throwInPage(page, 'control error after the burst');
   await expect
-    .poll(() => errorMessages(ingest.received))
+    .poll(() => errorMessages(app.ingest.received))
     .toContain('control error after the burst');
   await expect.poll(() => tunnel.settled()).toBe(true);
 
-  const burst = errorMessages(ingest.received).filter((message) => message.startsWith('burst '));
+  const burst = errorMessages(app.ingest.received).filter((message) =>
+    message.startsWith('burst '),
+  );
   expect(new Set(burst).size).toBe(64);
   expect(burst).toHaveLength(64);
-  expect(ingest.received).toHaveLength(65);
+  expect(app.ingest.received).toHaveLength(65);
 });
 
 test('after a 429 without headers, the next error within seconds is not sent', async ({ page }) => {
   const tunnel = await openApp(page);
   await spendFirstError(page, tunnel);
-  ingest.behave({ kind: 'status', status: 429 });
+  app.ingest.behave({ kind: 'status', status: 429 });
   await throwInPage(page, 'answered with 429');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('answered with 429');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('answered with 429');
   await expect.poll(() => sentEvents(page)).toContain('answered with 429');
-  ingest.behave({ kind: 'ok' });
+  app.ingest.behave({ kind: 'ok' });
   const requestsBefore = tunnel.requests.length;
 
   await throwInPage(page, 'during the back-off');
   // The SDK is done with it (its transport answered) without a request leaving the page.
   await expect.poll(() => sentEvents(page)).toContain('during the back-off');
   expect(tunnel.requests).toHaveLength(requestsBefore);
-  expect(errorMessages(ingest.received)).not.toContain('during the back-off');
+  expect(errorMessages(app.ingest.received)).not.toContain('during the back-off');
 });
 
 test('the back-off after a 429 without headers lasts 60 s', async ({ page }) => {
   await page.clock.install();
   const tunnel = await openApp(page);
   await spendFirstError(page, tunnel);
-  ingest.behave({ kind: 'status', status: 429 });
+  app.ingest.behave({ kind: 'status', status: 429 });
   await throwInPage(page, 'answered with 429');
   await expect.poll(() => sentEvents(page)).toContain('answered with 429');
-  ingest.behave({ kind: 'ok' });
+  app.ingest.behave({ kind: 'ok' });
 
   await page.clock.fastForward('00:58');
   await throwInPage(page, 'after 58 s');
@@ -290,8 +283,8 @@ test('the back-off after a 429 without headers lasts 60 s', async ({ page }) => 
   await page.clock.fastForward('00:03');
   await throwInPage(page, 'after 61 s');
 
-  await expect.poll(() => errorMessages(ingest.received)).toContain('after 61 s');
-  expect(errorMessages(ingest.received)).not.toContain('after 58 s');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('after 61 s');
+  expect(errorMessages(app.ingest.received)).not.toContain('after 58 s');
 });
 
 test('an error raised offline is delivered once the network is back', async ({ page }) => {
@@ -302,10 +295,10 @@ test('an error raised offline is delivered once the network is back', async ({ p
   await throwInPage(page, 'raised offline');
   // The transport failed and the offline store took the envelope.
   await expect.poll(() => sentEvents(page)).toContain('raised offline');
-  expect(errorMessages(ingest.received)).not.toContain('raised offline');
+  expect(errorMessages(app.ingest.received)).not.toContain('raised offline');
 
   await tunnel.setOffline(false);
   await expect
-    .poll(() => errorMessages(ingest.received), { timeout: 15_000 })
+    .poll(() => errorMessages(app.ingest.received), { timeout: 15_000 })
     .toContain('raised offline');
 });

@@ -3,32 +3,21 @@
  * function and an error report all work with no violation; a script injected without the
  * response's nonce is blocked, and the violation reaches Sentry through the tunnel.
  */
+
 import { expect, type Page, test } from '@playwright/test';
-import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
+import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { throwInPage, waitForSentryClient } from './support/page-sdk';
 
-let ingest: FakeSentry;
-let server: BuiltServer;
-
-test.beforeAll(async () => {
-  ingest = await startFakeSentry();
-  server = await startBuiltServer({
-    SENTRY_DSN: ingest.dsn(),
-    ENABLE_EXAMPLE_ROUTES: 'true',
-    SENTRY_TRACES_SAMPLE_RATE: '0',
-  });
-});
-test.afterAll(async () => {
-  await server?.stop();
-  await ingest?.close();
-});
-test.beforeEach(() => ingest.reset());
+const app = appWithFakeSentry((fake) => ({
+  SENTRY_DSN: fake.dsn(),
+  ENABLE_EXAMPLE_ROUTES: 'true',
+  SENTRY_TRACES_SAMPLE_RATE: '0',
+}));
 
 /** The messages of message events (captureMessage) the ingest received. */
 function messageEvents(): string[] {
-  return ingest.received.flatMap((request) =>
+  return app.ingest.received.flatMap((request) =>
     parseEnvelope(request.body)
       .items.filter((item) => item.header.type === 'event')
       .map((item) => (item.payload as { message?: string }).message ?? '')
@@ -60,18 +49,20 @@ test('pages hydrate, navigate, call the server and report errors with no violati
     }
   });
 
-  await page.goto(`${server.url}/`);
+  await page.goto(`${app.server.url}/`);
   await waitForSentryClient(page);
   await page.getByRole('link', { name: 'How errors are handled' }).click();
-  await expect(page).toHaveURL(`${server.url}/about`);
-  await page.goto(`${server.url}/sentry-example-page`);
+  await expect(page).toHaveURL(`${app.server.url}/about`);
+  await page.goto(`${app.server.url}/sentry-example-page`);
   await waitForSentryClient(page);
   await page.getByRole('button', { name: 'Call failing server function' }).click();
   await expect(page.getByRole('status')).toHaveText(/^The server function failed, digest /);
 
   // The tunnel is the one way out that connect-src leaves: the report arrives.
   await throwInPage(page, 'reported under the policy');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('reported under the policy');
+  await expect
+    .poll(() => errorMessages(app.ingest.received))
+    .toContain('reported under the policy');
 
   expect(await violations()).toEqual([]);
   expect(consoleErrors).toEqual([]);
@@ -84,7 +75,7 @@ test('a script injected without the nonce is blocked, and the violation is repor
   page,
 }) => {
   const violations = await recordViolations(page);
-  await page.goto(`${server.url}/about`);
+  await page.goto(`${app.server.url}/about`);
   await waitForSentryClient(page);
 
   await page.evaluate(() => {

@@ -5,16 +5,16 @@
  * The tests hold back the route's chunk (so the page cannot hydrate) or the late chunks (so the
  * SDK cannot start) with `page.route`, to show what happens before they arrive.
  */
+
 import { expect, type Page, test } from '@playwright/test';
 import { LATE_MONITORING_DEADLINE_MS } from '#app/monitoring/start-browser-monitoring';
-import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
-import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import {
   errorEvents,
   errorMessages,
   parseEnvelope,
   spans,
 } from '#tests/support/received-envelopes';
+import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitUntilReactOwns } from './support/hydration';
 import {
   captureInPage,
@@ -26,24 +26,11 @@ import {
 } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
-let ingest: FakeSentry;
-let server: BuiltServer;
-
-test.beforeAll(async () => {
-  ingest = await startFakeSentry();
-  server = await startBuiltServer({
-    SENTRY_DSN: ingest.dsn(),
-    SENTRY_TUNNEL_TIMEOUT_MS: String(TUNNEL_TIMEOUT_MS),
-    SENTRY_TRACES_SAMPLE_RATE: '1',
-  });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-  await ingest?.close();
-});
-
-test.beforeEach(() => ingest.reset());
+const app = appWithFakeSentry((fake) => ({
+  SENTRY_DSN: fake.dsn(),
+  SENTRY_TUNNEL_TIMEOUT_MS: String(TUNNEL_TIMEOUT_MS),
+  SENTRY_TRACES_SAMPLE_RATE: '1',
+}));
 
 const LATE_CHUNK = /\/_build\/assets\/(late-sdk|vendor-sentry|sentry-tracing)-[\w-]+\.js$/;
 const ABOUT_CHUNK = /\/_build\/assets\/about-[\w-]+\.js$/;
@@ -70,7 +57,7 @@ test('an error thrown before hydration waits for the SDK, and arrives with its o
 }) => {
   const late = await holdRequests(page, LATE_CHUNK);
   const route = await holdRequests(page, ABOUT_CHUNK);
-  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   await waitForEarlyReports(page);
   // The page cannot hydrate without its route's chunk.
   await expect.poll(() => route.held.length).toBeGreaterThan(0);
@@ -92,9 +79,9 @@ test('an error thrown before hydration waits for the SDK, and arrives with its o
   expect(await tracingStarted(page)).toBe(false);
 
   late.release('arrive');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('thrown before hydration');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('thrown before hydration');
   await waitForTracing(page);
-  const [event] = errorEvents(ingest.received).filter(
+  const [event] = errorEvents(app.ingest.received).filter(
     (e) => e.message === 'thrown before hydration',
   );
   // The SDK's own global handler made it, from the original error: its stack is the throw's.
@@ -109,14 +96,14 @@ test('the page load trace keeps the navigation start and the route name though t
   page,
 }) => {
   const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   await waitUntilReactOwns(navLink(page));
   await expect.poll(() => late.held.length).toBeGreaterThan(0);
   late.release('arrive');
   await waitForTracing(page);
 
   const pageLoads = () =>
-    spans(ingest.received).filter(
+    spans(app.ingest.received).filter(
       (span) => span.isSegment && span.attributes['sentry.op'] === 'pageload',
     );
   // The page load ends after a second without activity; its spans follow half a second later.
@@ -140,7 +127,7 @@ test('the page load trace keeps the navigation start and the route name though t
     expect(arrived).toBeGreaterThan(startAfterNavigationMs + 5);
   }
   // The SDK's own envelopes go out through the browser's fetch, not the traced one.
-  const tunnelSpans = spans(ingest.received).filter((span) =>
+  const tunnelSpans = spans(app.ingest.received).filter((span) =>
     String(span.attributes['url.full'] ?? span.attributes['http.url'] ?? '').includes(
       '/monitoring',
     ),
@@ -163,7 +150,7 @@ test('a page load left before tracing arrives is not traced under the next route
     if (new URL(request.url()).pathname === '/monitoring') pending--;
   });
   const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${server.url}/`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/`, { waitUntil: 'commit' });
   await waitUntilReactOwns(navLink(page));
   await navLink(page).click();
   await expect(page.getByRole('heading', { name: 'How errors are handled' })).toBeVisible();
@@ -174,9 +161,9 @@ test('a page load left before tracing arrives is not traced under the next route
   // Whatever the page load was going to send has gone once a later error has, and every
   // tunnel request is answered.
   await captureInPage(page, 'control after leaving /');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('control after leaving /');
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain('control after leaving /');
   await expect.poll(() => pending).toBe(0);
-  const pageLoads = spans(ingest.received).filter(
+  const pageLoads = spans(app.ingest.received).filter(
     (span) => span.isSegment && span.attributes['sentry.op'] === 'pageload',
   );
   expect(pageLoads).toEqual([]);
@@ -184,7 +171,7 @@ test('a page load left before tracing arrives is not traced under the next route
 
 test('when the SDK cannot be loaded, errors still go out, without it', async ({ page }) => {
   const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   await waitUntilReactOwns(navLink(page));
   await expect.poll(() => late.held.length).toBeGreaterThan(0);
   await throwInPage(page, 'thrown while the SDK fails to load');
@@ -192,15 +179,15 @@ test('when the SDK cannot be loaded, errors still go out, without it', async ({ 
 
   late.release('fail');
   await expect
-    .poll(() => errorMessages(ingest.received))
+    .poll(() => errorMessages(app.ingest.received))
     .toContain('thrown while the SDK fails to load');
   // And what is thrown later, too.
   await throwInPage(page, 'thrown after the SDK failed to load');
   await expect
-    .poll(() => errorMessages(ingest.received))
+    .poll(() => errorMessages(app.ingest.received))
     .toContain('thrown after the SDK failed to load');
   expect(await tracingStarted(page)).toBe(false);
-  const [event] = errorEvents(ingest.received).filter(
+  const [event] = errorEvents(app.ingest.received).filter(
     (e) => e.message === 'thrown while the SDK fails to load',
   );
   expect(event?.type).toBe('Error');
@@ -211,7 +198,7 @@ test('an error thrown before the SDK arrives is delivered when the visitor leave
   page,
 }) => {
   const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   await waitUntilReactOwns(navLink(page));
   await expect.poll(() => late.held.length).toBeGreaterThan(0);
   await page.evaluate(() => {
@@ -228,9 +215,11 @@ test('an error thrown before the SDK arrives is delivered when the visitor leave
 
   // The SDK never arrives: the page is left.
   await page.goto('about:blank');
-  await expect.poll(() => errorMessages(ingest.received)).toContain('thrown just before leaving');
-  expect(errorMessages(ingest.received)).toEqual(['thrown just before leaving']);
-  const [event] = errorEvents(ingest.received);
+  await expect
+    .poll(() => errorMessages(app.ingest.received))
+    .toContain('thrown just before leaving');
+  expect(errorMessages(app.ingest.received)).toEqual(['thrown just before leaving']);
+  const [event] = errorEvents(app.ingest.received);
   expect(event?.frames.at(-1)?.function).toBe('throwsBeforeLeaving');
   expect(event?.mechanism).toBe('auto.browser.global_handlers.onerror');
   late.release('fail');
@@ -259,21 +248,21 @@ test('when the page never hydrates, the late part loads at its deadline and the 
     if (LATE_CHUNK.test(new URL(request.url()).pathname)) lateRequests.push(request.url());
   });
   const failed = page.waitForEvent('pageerror');
-  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   const failure = (await failed).message;
   expect(failure).toBe('Invariant failed');
   await waitForEarlyReports(page);
   expect(lateRequests).toEqual([]);
 
   await page.clock.runFor(LATE_MONITORING_DEADLINE_MS);
-  await expect.poll(() => errorMessages(ingest.received)).toContain(failure);
+  await expect.poll(() => errorMessages(app.ingest.received)).toContain(failure);
   expect(lateRequests).not.toEqual([]);
   expect(await navLink(page).count()).toBe(0);
 });
 
 test('a CSP violation before hydration is reported once the SDK arrives', async ({ page }) => {
   const route = await holdRequests(page, ABOUT_CHUNK);
-  await page.goto(`${server.url}/about`, { waitUntil: 'commit' });
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   await waitForEarlyReports(page);
   await expect.poll(() => route.held.length).toBeGreaterThan(0);
 
@@ -287,7 +276,7 @@ test('a CSP violation before hydration is reported once the SDK arrives', async 
 
   route.release('arrive');
   const messages = () =>
-    ingest.received.flatMap((request) =>
+    app.ingest.received.flatMap((request) =>
       parseEnvelope(request.body)
         .items.filter((item) => item.header.type === 'event')
         .map((item) => (item.payload as { message?: string }).message),
@@ -320,7 +309,7 @@ function watchLateChunkRequests() {
 
 test('the late chunks are requested only once React owns the page', async ({ page }) => {
   await page.addInitScript(watchLateChunkRequests);
-  await page.goto(`${server.url}/about`);
+  await page.goto(`${app.server.url}/about`);
   await waitForTracing(page);
 
   const requests = await page.evaluate(
