@@ -11,7 +11,7 @@ import { isEntryName } from '#app/server/inbox/inbox-file-names';
 import type { FakeSentry, ReceivedRequest } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
+import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import { FAILING_EXAMPLE_FN } from '#tests/support/server-function-paths';
 import { waitFor } from '#tests/support/wait-for';
@@ -87,18 +87,10 @@ function callFailingFunction(server: BuiltServer, data: unknown) {
 }
 
 describe('with example routes and a Sentry DSN', () => {
-  let sentry: FakeSentry;
-  let server: BuiltServer;
-
-  let stop: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
-  });
-  afterAll(() => stop?.());
+  const app = exampleServerWithFakeSentry();
 
   it('a loader failing during SSR answers 500 with the generic message and a digest only', async () => {
-    const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+    const response = await fetch(`${app.server.url}/sentry-example-page/ssr-error`);
     const html = await response.text();
     expect(response.status).toBe(500);
     expect(html).toContain(SERVER_FAILURE_MESSAGE);
@@ -108,7 +100,7 @@ describe('with example routes and a Sentry DSN', () => {
     expect(html).not.toContain('loader failed');
     expect(html).toContain(`\\"digest\\":\\"${digest}\\"`);
 
-    const log = await logOf(server, digest);
+    const log = await logOf(app.server, digest);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({
       level: 'error',
@@ -119,27 +111,27 @@ describe('with example routes and a Sentry DSN', () => {
     expect(log[0]?.message).toContain(SSR_SECRET);
     expect(log[0]?.stack).toContain('Error:');
 
-    const event = await sentryEventFor(sentry, digest);
+    const event = await sentryEventFor(app.sentry, digest);
     expect(event.tags).toMatchObject({ digest, route: '/sentry-example-page/ssr-error' });
     // Where Sentry and the inbox look for the page: the same URL as the log line's.
     expect(event.request).toMatchObject({ method: 'GET', url: log[0]?.url });
     expect(event.request?.url).toMatch(/^\/sentry-example-page\/ssr-error/);
     expect(event.exception.values[0]?.value).toContain(SSR_SECRET);
-    expect(sentry.received[0]?.url).toMatch(/^\/api\/42\/envelope\//);
+    expect(app.sentry.received[0]?.url).toMatch(/^\/api\/42\/envelope\//);
   });
 
   it('the same failure twice has the same digest, and each is logged', async () => {
-    const linesBefore = server.output().split('\n').length;
+    const linesBefore = app.server.output().split('\n').length;
     const first = digestInPage(
-      await (await fetch(`${server.url}/sentry-example-page/ssr-error`)).text(),
+      await (await fetch(`${app.server.url}/sentry-example-page/ssr-error`)).text(),
     );
     const second = digestInPage(
-      await (await fetch(`${server.url}/sentry-example-page/ssr-error`)).text(),
+      await (await fetch(`${app.server.url}/sentry-example-page/ssr-error`)).text(),
     );
     expect(second).toBe(first);
     // Two more lines with this digest than before, whatever earlier tests logged.
     const logged = () =>
-      server
+      app.server
         .output()
         .split('\n')
         .slice(linesBefore - 1)
@@ -148,7 +140,7 @@ describe('with example routes and a Sentry DSN', () => {
   });
 
   it('a failing root beforeLoad answers 500 and reaches the browser as an error', async () => {
-    const response = await fetch(`${server.url}/about?example-failure=root-before-load`);
+    const response = await fetch(`${app.server.url}/about?example-failure=root-before-load`);
     const html = await response.text();
     expect(response.status).toBe(500);
     expect(html).toContain(SERVER_FAILURE_MESSAGE);
@@ -160,15 +152,15 @@ describe('with example routes and a Sentry DSN', () => {
     expect(rootMatch?.[1]).toContain('"status":"error"');
     expect(rootMatch?.[1]).toContain(digest);
 
-    const log = await logOf(server, digest);
+    const log = await logOf(app.server, digest);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ route: '__root__', method: 'GET', phase: 'beforeLoad' });
-    const event = await sentryEventFor(sentry, digest);
+    const event = await sentryEventFor(app.sentry, digest);
     expect(event.exception.values[0]?.value).toContain(ROOT_SECRET);
   });
 
   it('a component failing while rendering on the server answers 500 with a digest only', async () => {
-    const response = await fetch(`${server.url}/sentry-example-page?example-failure=render`);
+    const response = await fetch(`${app.server.url}/sentry-example-page?example-failure=render`);
     const html = await response.text();
     expect(response.status).toBe(500);
     expect(html).not.toContain('render-secret-5e7f');
@@ -176,20 +168,20 @@ describe('with example routes and a Sentry DSN', () => {
     // React marks the failed boundary with our digest and renders it again in the browser.
     const digest = /data-dgst="([0-9a-f]{10})"/.exec(html)?.[1] as string;
     expect(digest).toBeDefined();
-    const log = await logOf(server, digest);
+    const log = await logOf(app.server, digest);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({
       phase: 'render',
       route: '/sentry-example-page/',
       method: 'GET',
     });
-    const event = await sentryEventFor(sentry, digest);
+    const event = await sentryEventFor(app.sentry, digest);
     expect(event.exception.values[0]?.value).toContain('render-secret-5e7f');
   });
 
   it('a failing server function answers 500 with the digest and no message', async () => {
     const marker = 'fn-secret-77aa';
-    const response = await callFailingFunction(server, { label: marker });
+    const response = await callFailingFunction(app.server, { label: marker });
     const body = await response.text();
     expect(response.status).toBe(500);
     expect(body).not.toContain(marker);
@@ -197,15 +189,15 @@ describe('with example routes and a Sentry DSN', () => {
     expect(error.message).toBe(SERVER_FAILURE_MESSAGE);
     expect(error.digest).toMatch(/^[0-9a-f]{10}$/);
 
-    const log = await logOf(server, error.digest);
+    const log = await logOf(app.server, error.digest);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ phase: 'server-function', method: 'POST' });
     expect(log[0]?.message).toContain(marker);
-    const event = await sentryEventFor(sentry, error.digest);
+    const event = await sentryEventFor(app.sentry, error.digest);
     expect(event.tags?.digest).toBe(error.digest);
     // Logged once: our JSON line is the only output about it (Start's own handler prints
     // "Server Fn Error!" and the error for failures it answers itself).
-    const mentions = server
+    const mentions = app.server
       .output()
       .split('\n')
       .filter((line) => line.includes(error.digest) || line.includes('Server Fn Error'));
@@ -214,28 +206,28 @@ describe('with example routes and a Sentry DSN', () => {
 
   it('invalid server function input is the caller’s: 400 naming the field, no value, no report', async () => {
     const marker = `invalid-input-secret-${'x'.repeat(40)}`;
-    const start = server.output().length;
-    const response = await callFailingFunction(server, { label: marker });
+    const start = app.server.output().length;
+    const response = await callFailingFunction(app.server, { label: marker });
     const body = await response.text();
     expect(response.status).toBe(400);
     expect(body).toBe('invalid input: label: Invalid length: Expected <=40 but received 61');
     // Not a failure: no JSON failure line, and no event ahead of the next real failure's.
-    await server.stderrBarrier();
-    expect(server.output().slice(start)).not.toContain('{"level":"error"');
-    expect(server.output()).not.toContain('invalid-input-secret');
-    const failing = await callFailingFunction(server, { label: 'after invalid input' });
+    await app.server.stderrBarrier();
+    expect(app.server.output().slice(start)).not.toContain('{"level":"error"');
+    expect(app.server.output()).not.toContain('invalid-input-secret');
+    const failing = await callFailingFunction(app.server, { label: 'after invalid input' });
     const { digest } = JSON.parse(await failing.text()).$error;
-    await sentryEventFor(sentry, digest);
-    expect(sentry.received.some((request) => request.body.includes('invalid-input-secret'))).toBe(
-      false,
-    );
+    await sentryEventFor(app.sentry, digest);
+    expect(
+      app.sentry.received.some((request) => request.body.includes('invalid-input-secret')),
+    ).toBe(false);
   });
 
   it('a visitor who leaves mid-stream is not logged as a failure', async () => {
-    const before = failureLog(server).length;
+    const before = failureLog(app.server).length;
     // The home page streams its slow health section after the shell: leave after the shell.
     const client = new AbortController();
-    const response = await fetch(`${server.url}/`, {
+    const response = await fetch(`${app.server.url}/`, {
       signal: client.signal,
       headers: { 'user-agent': BROWSER_USER_AGENT },
     });
@@ -245,21 +237,21 @@ describe('with example routes and a Sentry DSN', () => {
     await reader?.cancel().catch(() => {});
     // A failure logged after it marks the point where the server has dealt with the abort.
     const digest = digestInPage(
-      await (await fetch(`${server.url}/sentry-example-page/ssr-error`)).text(),
+      await (await fetch(`${app.server.url}/sentry-example-page/ssr-error`)).text(),
     );
-    await logOf(server, digest);
-    expect(failureLog(server).length).toBe(before + 1);
+    await logOf(app.server, digest);
+    expect(failureLog(app.server).length).toBe(before + 1);
   });
 
   it('not-found is a 404 and not logged as an error', async () => {
-    const before = failureLog(server).length;
-    const response = await fetch(`${server.url}/no-such-page`);
+    const before = failureLog(app.server).length;
+    const response = await fetch(`${app.server.url}/no-such-page`);
     expect(response.status).toBe(404);
     await response.text();
     // A page that loads fine afterwards proves the server moved on; nothing new was logged.
-    expect((await fetch(`${server.url}/about`)).status).toBe(200);
-    await server.stderrBarrier();
-    expect(failureLog(server).length).toBe(before);
+    expect((await fetch(`${app.server.url}/about`)).status).toBe(200);
+    await app.server.stderrBarrier();
+    expect(failureLog(app.server).length).toBe(before);
   });
 });
 

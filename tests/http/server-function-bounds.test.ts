@@ -5,11 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/server-function-calls/body-limit';
-import type { FakeSentry } from '#tests/fixtures/fake-sentry';
-import type { BuiltServer } from '#tests/support/built-server';
-import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
+import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import {
   CLEAR_INBOX_FN,
@@ -20,24 +18,16 @@ import {
 
 const DECLARED_BYTES = 200 * 1024 * 1024;
 
-let sentry: FakeSentry;
-let server: BuiltServer;
-
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
-});
-afterAll(() => stop?.());
+const app = exampleServerWithFakeSentry();
 
 /** A GET the way Start's client fetcher encodes it: the payload in the query. */
 function getCall(path: string, data: unknown): Promise<Response> {
   const payload = encodeURIComponent(JSON.stringify({ data, context: {} }));
-  return fetch(`${server.url}${path}?createServerFn&payload=${payload}`);
+  return fetch(`${app.server.url}${path}?createServerFn&payload=${payload}`);
 }
 
 function postCall(path: string, body: string): Promise<Response> {
-  return fetch(`${server.url}${path}?createServerFn`, {
+  return fetch(`${app.server.url}${path}?createServerFn`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body,
@@ -49,10 +39,10 @@ function postCall(path: string, body: string): Promise<Response> {
  * about the request is on stderr before the barrier's line arrives.
  */
 async function linesDuring(run: () => Promise<void>): Promise<string[]> {
-  const start = server.output().length;
+  const start = app.server.output().length;
   await run();
-  await server.stderrBarrier();
-  return server
+  await app.server.stderrBarrier();
+  return app.server
     .output()
     .slice(start)
     .split('\n')
@@ -78,7 +68,7 @@ interface RawExchange {
  * closes the connection.
  */
 function rawExchange(head: string, firstBody: string, moreBytes: number): Promise<RawExchange> {
-  const { port, hostname } = new URL(server.url);
+  const { port, hostname } = new URL(app.server.url);
   return new Promise((done, fail) => {
     const socket = connect({ port: Number(port), host: hostname });
     let response = '';
@@ -116,7 +106,7 @@ function statusOf(rawResponse: string): number {
 }
 
 function requestHead(path: string, headers: Record<string, string>): string {
-  const { host } = new URL(server.url);
+  const { host } = new URL(app.server.url);
   const lines = Object.entries({ host, 'content-type': 'application/json', ...headers }).map(
     ([name, value]) => `${name}: ${value}`,
   );
@@ -138,7 +128,7 @@ describe('the body limit', () => {
   });
 
   it('refuses a declared 200 MB with 413 from the headers alone, and does not read it', async () => {
-    const before = residentBytes(server.pid);
+    const before = residentBytes(app.server.pid);
     let exchange: RawExchange | undefined;
     const lines = await linesDuring(async () => {
       exchange = await rawExchange(
@@ -153,13 +143,13 @@ describe('the body limit', () => {
     expect(response).toContain(`over the limit of ${SERVER_FUNCTION_MAX_BODY_BYTES}`);
     // The server closed the connection long before the client could send what it declared.
     expect(bodyBytesSent).toBeLessThan(DECLARED_BYTES / 4);
-    expect(residentBytes(server.pid) - before).toBeLessThan(32 * 1024 * 1024);
+    expect(residentBytes(app.server.pid) - before).toBeLessThan(32 * 1024 * 1024);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^\[server-fn\] 413 .*callFailingExample/);
   });
 
   it('refuses a chunked body (no Content-Length) with 411 without reading it', async () => {
-    const before = residentBytes(server.pid);
+    const before = residentBytes(app.server.pid);
     let exchange: RawExchange | undefined;
     const lines = await linesDuring(async () => {
       exchange = await rawExchange(
@@ -171,7 +161,7 @@ describe('the body limit', () => {
     const { response, bodyBytesSent } = exchange as RawExchange;
     expect(statusOf(response)).toBe(411);
     expect(bodyBytesSent).toBeLessThan(DECLARED_BYTES / 4);
-    expect(residentBytes(server.pid) - before).toBeLessThan(32 * 1024 * 1024);
+    expect(residentBytes(app.server.pid) - before).toBeLessThan(32 * 1024 * 1024);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^\[server-fn\] 411 /);
   });
@@ -218,7 +208,7 @@ describe('input the validator refuses is the caller’s fault', () => {
       JSON.stringify({ data: { label: 'after' }, context: {} }),
     );
     const { digest } = JSON.parse(await failing.text()).$error;
-    const received = await sentry.waitForRequests(1);
+    const received = await app.sentry.waitForRequests(1);
     const events = received.flatMap((request) =>
       parseEnvelope(request.body).items.filter((item) => item.header.type === 'event'),
     );
@@ -238,18 +228,18 @@ describe('what Start cannot parse', () => {
     ['POST without a body', () => postCall(FAILING_EXAMPLE_FN, ''), 'no payload'],
     [
       'GET without a payload',
-      () => fetch(`${server.url}${LIST_INBOX_EVENTS_FN}?createServerFn`),
+      () => fetch(`${app.server.url}${LIST_INBOX_EVENTS_FN}?createServerFn`),
       'no payload',
     ],
     [
       'GET with bad JSON',
-      () => fetch(`${server.url}${LIST_INBOX_EVENTS_FN}?createServerFn&payload=%7Bbad`),
+      () => fetch(`${app.server.url}${LIST_INBOX_EVENTS_FN}?createServerFn&payload=%7Bbad`),
       'payload is not valid JSON',
     ],
     [
       'a form without its boundary',
       () =>
-        fetch(server.url + CLEAR_INBOX_FN, {
+        fetch(app.server.url + CLEAR_INBOX_FN, {
           method: 'POST',
           headers: { 'content-type': 'multipart/form-data' },
           body: 'confirm=clear',
@@ -272,7 +262,7 @@ describe('what Start cannot parse', () => {
   it.each(['PUT', 'DELETE', 'PATCH'])('%s: 405 with Allow: GET, POST, one line', async (method) => {
     let response: Response | undefined;
     const lines = await linesDuring(async () => {
-      response = await fetch(`${server.url}${FAILING_EXAMPLE_FN}?createServerFn`, {
+      response = await fetch(`${app.server.url}${FAILING_EXAMPLE_FN}?createServerFn`, {
         method,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ data: { label: 'x' }, context: {} }),

@@ -5,10 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isInAppFrame } from '#app/monitoring/in-app';
-import type { FakeSentry } from '#tests/fixtures/fake-sentry';
-import type { BuiltServer } from '#tests/support/built-server';
 import {
   CLIENT_MAPS_DIR,
   clientChunks,
@@ -17,7 +15,7 @@ import {
   filesUnder,
   PUBLIC_DIR,
 } from '#tests/support/client-build';
-import { startExampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
+import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import { EXAMPLE_LOADER_FILE, exampleLoaderLine } from '#tests/support/source-line';
 
@@ -25,15 +23,7 @@ import { EXAMPLE_LOADER_FILE, exampleLoaderLine } from '#tests/support/source-li
 const LOADER_LINE = exampleLoaderLine();
 const LOADER_FRAME = new RegExp(`at loader \\(\\S*${EXAMPLE_LOADER_FILE}:${LOADER_LINE}:\\d+\\)`);
 
-let sentry: FakeSentry;
-let server: BuiltServer;
-
-let stop: (() => Promise<void>) | undefined;
-
-beforeAll(async () => {
-  ({ server, sentry, stop } = await startExampleServerWithFakeSentry());
-});
-afterAll(() => stop?.());
+const app = exampleServerWithFakeSentry();
 
 describe('client source maps', () => {
   it('exist for every served chunk in .output/sourcemaps/client, beside none of them', () => {
@@ -53,7 +43,7 @@ describe('client source maps', () => {
       '/assets/ssr.js.map',
     ];
     for (const path of paths) {
-      const response = await fetch(server.url + path);
+      const response = await fetch(app.server.url + path);
       await response.arrayBuffer();
       expect(response.status, path).toBe(404);
     }
@@ -61,7 +51,7 @@ describe('client source maps', () => {
 
   it('are never referenced from a served chunk', async () => {
     for (const chunk of clientChunks()) {
-      const response = await fetch(`${server.url}/_build/assets/${chunk.name}`);
+      const response = await fetch(`${app.server.url}/_build/assets/${chunk.name}`);
       const code = await response.text();
       expect(response.status, chunk.name).toBe(200);
       expect(code, chunk.name).not.toContain('sourceMappingURL');
@@ -137,12 +127,12 @@ describe('in-app by chunk name', () => {
 
 describe('a server failure', () => {
   it('names the TypeScript file, line and function in the log line and the Sentry event', async () => {
-    const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+    const response = await fetch(`${app.server.url}/sentry-example-page/ssr-error`);
     const digest = /Digest: ([0-9a-f]{10})/.exec(await response.text())?.[1];
     expect(response.status).toBe(500);
-    await server.waitForOutput(new RegExp(`"digest":"${digest}"`));
-    await server.stderrBarrier();
-    const line = server
+    await app.server.waitForOutput(new RegExp(`"digest":"${digest}"`));
+    await app.server.stderrBarrier();
+    const line = app.server
       .output()
       .split('\n')
       .find((text) => text.includes(`"digest":"${digest}"`));
@@ -150,7 +140,7 @@ describe('a server failure', () => {
     expect(stack.split('\n')[1]).toMatch(LOADER_FRAME);
     expect(stack).not.toContain('.output/server/chunks');
 
-    const requests = await sentry.waitForRequests(1);
+    const requests = await app.sentry.waitForRequests(1);
     const frames = requests
       .flatMap((request) => parseEnvelope(request.body).items)
       .map((item) => item.payload as SentryEvent)

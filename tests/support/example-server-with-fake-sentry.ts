@@ -2,6 +2,7 @@
  * The built server with the example routes on, reporting its failures to a fake Sentry: the
  * setup of every HTTP test that checks what a server failure logs and what Sentry receives.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
@@ -35,4 +36,17 @@ export async function startExampleServerWithFakeSentry(): Promise<ExampleServerW
       await sentry.close();
     },
   };
+}
+
+/**
+ * The same, for every test of the calling file or `describe`: started before the first, stopped
+ * after the last. Read `server` and `sentry` inside tests and hooks only.
+ */
+export function exampleServerWithFakeSentry(): ExampleServerWithFakeSentry {
+  const app = {} as ExampleServerWithFakeSentry;
+  beforeAll(async () => {
+    Object.assign(app, await startExampleServerWithFakeSentry());
+  });
+  afterAll(() => app.stop?.());
+  return app;
 }
