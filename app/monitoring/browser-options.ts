@@ -1,15 +1,14 @@
 /**
- * Assembles the options of the browser's Sentry.init from the public config: pure, so that
- * the limits and filters can be checked in a unit test. start-browser-monitoring.ts calls
- * Sentry.init with them before hydration: errors only. Tracing and the offline store arrive
- * after hydration (late-monitoring.ts); docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ * Assembles the options of the browser's Sentry client from the public config: pure, so that
+ * the limits and filters can be checked in a unit test. late-sdk.ts starts the client with them
+ * after hydration (docs/decisions/0910-sentry-sdk-after-hydration.md); tracing is added then
+ * too (late-monitoring.ts).
  */
 
 import type { OfflineTransportOptions, StackParser } from '@sentry/core';
 import {
   type BrowserOptions,
   defaultStackParser,
-  makeFetchTransport,
   type tanstackRouterBrowserTracingIntegration,
 } from '@sentry/react';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
@@ -20,7 +19,6 @@ import {
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
 import { markInAppFrames } from './in-app';
-import { lazyTransport } from './lazy-transport';
 import type { PublicConfig } from './public-config';
 import { limitStackFrames } from './stack-limit';
 
@@ -37,13 +35,10 @@ export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
 /** The router as the TanStack Router integration takes it. */
 export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegration>[0];
 
-/**
- * @param offlineTransport resolves with the offline transport once its chunk has loaded (after
- *   hydration); until then envelopes wait, and if it fails they go out through plain fetch.
- */
+/** @param transport how envelopes are sent: the offline transport (late-monitoring.ts). */
 export function browserOptions(
   config: PublicConfig,
-  offlineTransport: PromiseLike<BrowserTransportFactory>,
+  transport: BrowserTransportFactory,
 ): BrowserOptions & {
   stackParser: StackParser;
   transport: BrowserTransportFactory;
@@ -64,8 +59,7 @@ export function browserOptions(
     release: config.release,
     // Read when a span starts, so given now although the tracing integrations come later.
     tracesSampleRate: config.tracesSampleRate,
-    // The offline store (late-monitoring.ts) once it has loaded; what is sent before waits.
-    transport: lazyTransport(offlineTransport, makeFetchTransport),
+    transport,
     transportOptions,
     // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).
     stackParser: markInAppFrames(limitStackFrames(defaultStackParser)),

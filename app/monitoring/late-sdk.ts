@@ -19,7 +19,7 @@ export function startSentry(
   router: TracedRouter & PageLoadRouter,
   pageLoad: RouterLocation,
 ): void {
-  startBrowserClient(browserOptions(config, Promise.resolve(offlineTransport)));
+  startBrowserClient(browserOptions(config, offlineTransport));
   // Development only, when the config names a sidecar: before the hand-over, so what the
   // recorder caught is copied there too.
   startSpotlight(config);

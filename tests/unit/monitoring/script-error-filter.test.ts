@@ -2,7 +2,7 @@ import type { Client, ErrorEvent, Event, EventHint, Integration } from '@sentry/
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
 import { errorIntegrations } from '#app/monitoring/browser-client';
-import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
+import { browserOptions } from '#app/monitoring/browser-options';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 
 const PAGE = 'http://127.0.0.1:3000/about';
@@ -18,7 +18,7 @@ function installedEventFilter(): { filter: Integration; client: Client } {
       release: 'app@1',
       tracesSampleRate: 0,
     },
-    Promise.resolve<BrowserTransportFactory>(makeFetchTransport),
+    makeFetchTransport,
   );
   const filter = errorIntegrations().find((integration) => integration.name === 'EventFilters');
   if (!filter?.processEvent) throw new Error('no EventFilters integration');
