@@ -52,6 +52,15 @@ async function holdRequests(page: Page, url: RegExp) {
 
 const navLink = (page: Page) => page.getByRole('link', { name: 'How errors are handled' });
 
+/** /about, hydrated, with the late chunks (the SDK, tracing) requested but held back. */
+async function hydratedAboutWithSdkHeld(page: Page) {
+  const late = await holdRequests(page, LATE_CHUNK);
+  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
+  await waitUntilReactOwns(navLink(page));
+  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  return late;
+}
+
 test('an error thrown before hydration waits for the SDK, and arrives with its own time and stack', async ({
   page,
 }) => {
@@ -95,10 +104,7 @@ test('an error thrown before hydration waits for the SDK, and arrives with its o
 test('the page load trace keeps the navigation start and the route name though tracing starts late', async ({
   page,
 }) => {
-  const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
-  await waitUntilReactOwns(navLink(page));
-  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  const late = await hydratedAboutWithSdkHeld(page);
   late.release('arrive');
   await waitForTracing(page);
 
@@ -170,10 +176,7 @@ test('a page load left before tracing arrives is not traced under the next route
 });
 
 test('when the SDK cannot be loaded, errors still go out, without it', async ({ page }) => {
-  const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
-  await waitUntilReactOwns(navLink(page));
-  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  const late = await hydratedAboutWithSdkHeld(page);
   await throwInPage(page, 'thrown while the SDK fails to load');
   await expect.poll(() => pendingEarlyReports(page)).toBe(1);
 
@@ -197,10 +200,7 @@ test('when the SDK cannot be loaded, errors still go out, without it', async ({ 
 test('an error thrown before the SDK arrives is delivered when the visitor leaves first', async ({
   page,
 }) => {
-  const late = await holdRequests(page, LATE_CHUNK);
-  await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
-  await waitUntilReactOwns(navLink(page));
-  await expect.poll(() => late.held.length).toBeGreaterThan(0);
+  const late = await hydratedAboutWithSdkHeld(page);
   await page.evaluate(() => {
     function throwsBeforeLeaving() {
       throw new Error('thrown just before leaving');
