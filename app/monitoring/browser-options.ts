@@ -12,6 +12,7 @@ import {
   type tanstackRouterBrowserTracingIntegration,
 } from '@sentry/react';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
+import { REPORT_QUEUE_SIZE } from './early-reports';
 import {
   EXTENSION_URLS,
   isNoiseEvent,
@@ -21,13 +22,6 @@ import {
 import { markInAppFrames } from './in-app';
 import type { PublicConfig } from './public-config';
 import { limitStackFrames } from './stack-limit';
-
-/**
- * Envelopes the transport holds while earlier ones are in flight, past which new ones are
- * dropped: 64, above the browser SDK's 40, so a burst of errors is not cut short
- * (tests/e2e/browser-reporting.spec.ts sends 100 and counts 64).
- */
-const TRANSPORT_QUEUE_SIZE = 64;
 
 /** How the browser SDK makes its transport (its options type is not exported). */
 export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
@@ -47,7 +41,7 @@ export function browserOptions(
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
   const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> = {
-    bufferSize: TRANSPORT_QUEUE_SIZE,
+    bufferSize: REPORT_QUEUE_SIZE,
     // Sends what a previous visit left in the offline store when the next page loads.
     flushAtStartup: true,
   };

@@ -33,8 +33,13 @@ export interface ReportReceiver {
   receive(report: EarlyReport): void;
 }
 
-/** As many as the SDK's transport queue holds (browser-options.ts): a burst is cut there too. */
-export const EARLY_REPORTS_LIMIT = 64;
+/**
+ * Reports that wait, here until the SDK takes over and then in its transport while earlier ones
+ * are in flight (browser-options.ts), past which new ones are dropped: 64, above the browser
+ * SDK's 40, so a burst of errors is not cut short (tests/e2e/browser-reporting.spec.ts sends 100
+ * and counts 64). Defined here, not beside the SDK options: this module imports no SDK code.
+ */
+export const REPORT_QUEUE_SIZE = 64;
 
 export interface EarlyReports {
   /** Reports a caught error; returns the id its event will have. */
@@ -71,7 +76,7 @@ export function recordEarlyReports(
 
   const add = (report: EarlyReport) => {
     if (receiver) receiver.receive(report);
-    else if (pending.length < EARLY_REPORTS_LIMIT) pending.push(report);
+    else if (pending.length < REPORT_QUEUE_SIZE) pending.push(report);
   };
   const onError = (event: Event) => add({ kind: 'error', event: event as ErrorEvent, at: now() });
   const onRejection = (event: Event) =>

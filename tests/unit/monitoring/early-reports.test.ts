@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EARLY_REPORTS_LIMIT,
   type EarlyReport,
+  REPORT_QUEUE_SIZE,
   randomEventId,
   recordEarlyReports,
 } from '#app/monitoring/early-reports';
@@ -45,10 +45,10 @@ describe('recordEarlyReports', () => {
     expect(reports.pendingCount()).toBe(0);
   });
 
-  it(`holds at most ${EARLY_REPORTS_LIMIT} while nothing can send them`, () => {
+  it(`holds at most ${REPORT_QUEUE_SIZE} while nothing can send them`, () => {
     const { page, reports } = setUp();
     for (let i = 0; i < 100; i++) page.dispatchEvent(errorEvent(`e${i}`));
-    expect(reports.pendingCount()).toBe(EARLY_REPORTS_LIMIT);
+    expect(reports.pendingCount()).toBe(REPORT_QUEUE_SIZE);
   });
 
   it('after the hand-over, forwards at once; stops listening when the receiver catches errors itself', () => {
