@@ -4,10 +4,10 @@
  * rollup met that route first). Route chunks are not named here: they keep their route's name.
  * Decision: docs/decisions/0700-client-source-maps-and-debug-ids.md.
  *
- * The Sentry SDK is split in two: what reports errors, loaded before hydration (`vendor-sentry`),
- * and what only tracing and the offline store use, loaded after it with
- * app/monitoring/late-monitoring.ts (`sentry-tracing`). Decision:
- * docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ * The Sentry SDK is split in two: what reports errors (`vendor-sentry`) and what only tracing
+ * and the offline store use (`sentry-tracing`). Both load after hydration with
+ * app/monitoring/late-sdk.ts, and the split keeps a first error report from waiting for
+ * tracing's code. Decisions: docs/decisions/0830-*.md, 0910-*.md.
  */
 
 /** Package name → chunk, first match wins. */
