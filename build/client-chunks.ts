@@ -4,10 +4,10 @@
  * rollup met that route first). Route chunks are not named here: they keep their route's name.
  * Decision: docs/decisions/0700-client-source-maps-and-debug-ids.md.
  *
- * The Sentry SDK is split in two: what reports errors (`vendor-sentry`) and what only tracing
- * and the offline store use (`sentry-tracing`). Both load after hydration with
- * app/monitoring/late-sdk.ts, and the split keeps a first error report from waiting for
- * tracing's code. Decisions: docs/decisions/0830-*.md, 0910-*.md.
+ * The Sentry SDK is split in two: what reports errors, with the offline store (`vendor-sentry`),
+ * and what only tracing uses (`sentry-tracing`). The first loads with app/monitoring/late-sdk.ts
+ * when the page needs the SDK, the second with late-tracing.ts only for a page view that is
+ * traced. Decisions: docs/decisions/0830-*.md, 0910-*.md, 0950-*.md.
  */
 
 /** Package name → chunk, first match wins. */
@@ -19,20 +19,20 @@ const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 /**
- * The SDK's modules (@sentry/* 11.12) that only tracing and the offline store need: what rollup
+ * The SDK's modules (@sentry/* 11.12) that only tracing needs: what rollup
  * itself puts in the lazily imported chunk when left to choose, listed because rollup, left to
  * choose, would also mix them with our own code (and a chunk's name says whether its frames are
  * ours, app/monitoring/in-app.ts). A module listed here that the errors-only part needs would
- * make `vendor-sentry` import `sentry-tracing` before hydration, and one missing stays in
+ * make `vendor-sentry` import `sentry-tracing` for every page that loads the SDK, and one missing stays in
  * `vendor-sentry`: tests/http/pre-hydration-scripts.test.ts checks both after an SDK upgrade.
  */
 const SENTRY_TRACING_MODULES: readonly RegExp[] = [
   /\/@sentry\/react\/build\/esm\/tanstackrouter\.js$/,
   // integrations/spotlight.js: with the SDK after hydration (app/monitoring/spotlight.ts); it
   // needs conventions/op below.
-  /\/@sentry\/browser\/build\/npm\/esm\/(prod|dev)\/(tracing\/.*|integrations\/(webVitals|spotlight)\.js|transports\/offline\.js)$/,
+  /\/@sentry\/browser\/build\/npm\/esm\/(prod|dev)\/(tracing\/.*|integrations\/(webVitals|spotlight)\.js)$/,
   /\/@sentry\/browser-utils\/build\/esm\/(performance\/.*|web-vitals\/(?!utils\.js$).*|instrumentation\/(performanceObserver|location)\.js|isBotUserAgent\.js|networkUtils\.js)$/,
-  /\/@sentry\/core\/build\/esm\/(transports\/offline|fetch|integrations\/spanStreaming|utils\/(traceData|tracePropagationTargets|lru)|tracing\/(idleSpan|sentrySpan|trace|sampling|measurement|logSpans|errors|segmentSpanCaptureStrategy|browserSpanApi|spans\/(spanBuffer|estimateSize|spanNames)))\.js$/,
+  /\/@sentry\/core\/build\/esm\/(fetch|integrations\/spanStreaming|utils\/(traceData|tracePropagationTargets|lru)|tracing\/(idleSpan|sentrySpan|trace|sampling|measurement|logSpans|errors|segmentSpanCaptureStrategy|browserSpanApi|spans\/(spanBuffer|estimateSize|spanNames)))\.js$/,
   /\/@sentry\/conventions\/dist\/op\.mjs$/,
   // Google's web-vitals, which only the SDK's tracing (browser-utils' performance observers) uses.
   /\/node_modules\/web-vitals\//,

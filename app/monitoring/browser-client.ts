@@ -10,7 +10,6 @@ import {
   type BrowserOptions,
   breadcrumbsIntegration,
   browserApiErrorsIntegration,
-  browserSessionIntegration,
   consoleIntegration,
   dedupeIntegration,
   functionToStringIntegration,
@@ -28,6 +27,8 @@ import {
   setNormalizeStringifier,
 } from '@sentry/core';
 import { version as reactVersion } from 'react';
+import { adoptedSessionIntegration } from './adopted-session';
+import type { PageSession } from './early-envelope';
 import { eventFiltersReportingDetailedScriptErrors } from './script-error-filter';
 
 /** What the client needs beyond `BrowserOptions`: browser-options.ts always gives both. */
@@ -38,8 +39,11 @@ type StartOptions = BrowserOptions & {
   tunnel: string;
 };
 
-/** The integrations the client starts with; tracing is added later (late-monitoring.ts). */
-export function errorIntegrations(): Integration[] {
+/**
+ * The integrations the client starts with; tracing is added later, when the page view is traced
+ * (late-tracing.ts).
+ */
+export function errorIntegrations(session: PageSession): Integration[] {
   return [
     // `ignoreErrors` and `denyUrls` (filters.ts's patterns) are applied by this one; unlike the
     // SDK's own, it lets a "Script error." with a stack or a line through.
@@ -60,15 +64,16 @@ export function errorIntegrations(): Integration[] {
     // What happened before the error: clicks, key presses, fetch/XHR, navigations, console.
     breadcrumbsIntegration(),
     consoleIntegration(),
-    // A session per page load, for Sentry's release health (crash-free sessions).
-    browserSessionIntegration(),
+    // A session per page load, for Sentry's release health (crash-free sessions): the one the
+    // page started before the SDK came.
+    adoptedSessionIntegration(session),
   ];
 }
 
-export function startBrowserClient(options: StartOptions): void {
+export function startBrowserClient(options: StartOptions, session: PageSession): void {
   const clientOptions: ConstructorParameters<typeof BrowserClient>[0] = {
     ...options,
-    integrations: errorIntegrations(),
+    integrations: errorIntegrations(session),
   };
   applySdkMetadata(clientOptions, 'react');
   setContext('react', { version: reactVersion });

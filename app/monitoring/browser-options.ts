@@ -1,8 +1,8 @@
 /**
  * Assembles the options of the browser's Sentry client from the public config: pure, so that
  * the limits and filters can be checked in a unit test. late-sdk.ts starts the client with them
- * after hydration (docs/decisions/0910-sentry-sdk-after-hydration.md); tracing is added then
- * too (late-monitoring.ts).
+ * once the page needs it (docs/decisions/0910-*.md, 0950-*.md); tracing is added then, when the
+ * page view is traced (late-tracing.ts).
  */
 
 import type { OfflineTransportOptions, StackParser } from '@sentry/core';
@@ -29,10 +29,15 @@ export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
 /** The router as the TanStack Router integration takes it. */
 export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegration>[0];
 
-/** @param transport how envelopes are sent: the offline transport (late-monitoring.ts). */
+/**
+ * @param transport how envelopes are sent: the offline transport (late-sdk.ts).
+ * @param traced whether this page view is traced: decided when the page started, with the
+ *   config's `tracesSampleRate`, for the page load and every navigation after it (decision 0950).
+ */
 export function browserOptions(
   config: PublicConfig,
   transport: BrowserTransportFactory,
+  traced: boolean,
 ): BrowserOptions & {
   stackParser: StackParser;
   transport: BrowserTransportFactory;
@@ -51,8 +56,9 @@ export function browserOptions(
     tunnel: tunnelUrlOf(dsn),
     environment: config.environment,
     release: config.release,
-    // Read when a span starts, so given now although the tracing integrations come later.
-    tracesSampleRate: config.tracesSampleRate,
+    // Read when a span starts, so given now although the tracing integration comes later. The
+    // page view was sampled already: all of it is traced, or none.
+    tracesSampleRate: traced ? 1 : 0,
     transport,
     transportOptions,
     // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).

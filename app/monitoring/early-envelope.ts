@@ -1,8 +1,10 @@
 /**
- * Envelopes for reports the SDK never got to (early-reports.ts): the tab is closing before the SDK
- * arrived, or the SDK could not be loaded. Sentry's event format written out by hand, small, with
- * the SDK's noise filters (filters.ts) applied as the SDK would: an event per envelope, as the
- * envelope format requires. Pure, to be unit tested; see docs/decisions/0910-*.md.
+ * Envelopes sent without the SDK: reports it never got to (early-reports.ts), because the tab is
+ * closing before it arrived or it could not be loaded, and the page's release-health session,
+ * which starts before the SDK, loaded only when needed, ever comes. Sentry's event and session
+ * formats written out by hand, small, with the SDK's noise filters (filters.ts) applied as the
+ * SDK would: an event per envelope, as the envelope format requires. Pure, to be unit tested;
+ * see docs/decisions/0910-*.md and 0950-*.md.
  */
 import type { EarlyReport } from './early-reports';
 import { isExtensionUrl, isNoiseEvent, isResizeObserverLoopNotice } from './filters';
@@ -50,6 +52,58 @@ export function earlyEnvelopes(
     if (event) envelopes.push(envelopeOf(event, context));
   }
   return envelopes;
+}
+
+/**
+ * Whether the SDK would send this report: not noise by the filters it is given. A report that is
+ * noise (a ResizeObserver loop notice, an extension's error) does not make the page load the SDK.
+ */
+export function isWorthSending(report: EarlyReport): boolean {
+  return eventOf(report, NO_CONTEXT) !== undefined;
+}
+
+const NO_CONTEXT: EnvelopeContext = {
+  dsn: '',
+  environment: '',
+  release: '',
+  url: '',
+  userAgent: '',
+  sentAt: new Date(0),
+  newEventId: () => '',
+};
+
+/** The page's release-health session: `started` in seconds since the epoch. */
+export interface PageSession {
+  sid: string;
+  started: number;
+}
+
+/**
+ * The session's first envelope, as the SDK's browserSession integration sends it (one session a
+ * page load, its duration not tracked): `init`, status `ok`, no errors. The SDK, if it loads,
+ * continues the same session (adopted-session.ts), marking it errored or crashed.
+ */
+export function sessionEnvelope(
+  session: PageSession,
+  context: Pick<EnvelopeContext, 'dsn' | 'environment' | 'release' | 'userAgent' | 'sentAt'>,
+): string {
+  const header = { sent_at: context.sentAt.toISOString(), dsn: context.dsn, sdk: SDK };
+  const item = {
+    sid: session.sid,
+    init: true,
+    started: new Date(session.started * 1000).toISOString(),
+    timestamp: context.sentAt.toISOString(),
+    status: 'ok',
+    errors: 0,
+    attrs: {
+      release: context.release,
+      environment: context.environment,
+      user_agent: context.userAgent,
+    },
+  };
+  return [JSON.stringify(header), JSON.stringify({ type: 'session' }), JSON.stringify(item)].join(
+    '\n',
+  );
 }
 
 type EarlyEvent = Record<string, unknown> & { event_id: string };

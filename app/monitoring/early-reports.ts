@@ -58,6 +58,8 @@ export interface EarlyReports {
   handedOver(): boolean;
   /** Resolves once a receiver has taken over (never, if none does). */
   whenHandedOver(): Promise<void>;
+  /** Calls `listener` with each report from now on, after those that wait already. */
+  onReport(listener: (report: EarlyReport) => void): void;
 }
 
 type Target = Pick<Window, 'addEventListener' | 'removeEventListener'>;
@@ -73,8 +75,10 @@ export function recordEarlyReports(
   const handedOver = new Promise<void>((resolve) => {
     markHandedOver = resolve;
   });
+  const listeners: Array<(report: EarlyReport) => void> = [];
 
   const add = (report: EarlyReport) => {
+    for (const listener of listeners) listener(report);
     if (receiver) receiver.receive(report);
     else if (pending.length < REPORT_QUEUE_SIZE) pending.push(report);
   };
@@ -112,6 +116,10 @@ export function recordEarlyReports(
     },
     handedOver: () => receiver !== undefined,
     whenHandedOver: () => handedOver,
+    onReport(listener) {
+      for (const report of pending) listener(report);
+      listeners.push(listener);
+    },
   };
 }
 

@@ -1,31 +1,49 @@
 /**
- * The Sentry SDK, loaded after hydration (docs/decisions/0910-sentry-sdk-after-hydration.md):
- * starts the client, takes over from the page's early recorder (early-reports.ts), replaying
- * what it caught with the original errors and their times, and starts tracing
- * (late-monitoring.ts). Only start-browser-monitoring.ts imports it, with `import()`.
+ * The Sentry SDK, loaded once the page has hydrated and needs it: the page view is traced, there
+ * is something to report, or an earlier visit left envelopes in the offline store (decisions
+ * 0910, 0950). Starts the client, continuing the session the page started, and takes over from
+ * the page's early recorder (early-reports.ts), replaying what it caught with the original errors
+ * and their times. Only start-browser-monitoring.ts imports it, with `import()`.
  */
-import { captureException, getCurrentScope, withScope } from '@sentry/browser';
+import {
+  captureException,
+  getCurrentScope,
+  makeBrowserOfflineTransport,
+  makeFetchTransport,
+  withScope,
+} from '@sentry/browser';
 import { startBrowserClient } from './browser-client';
-import { browserOptions, type TracedRouter } from './browser-options';
+import { type BrowserTransportFactory, browserOptions } from './browser-options';
+import type { PageSession } from './early-envelope';
 import type { EarlyReport, EarlyReports, ReportReceiver } from './early-reports';
-import { offlineTransport, startTracing } from './late-monitoring';
-import type { PageLoadRouter, RouterLocation } from './page-load-route';
 import type { PublicConfig } from './public-config';
-import { startSpotlight } from './spotlight';
 
+/**
+ * Envelopes that cannot be sent (offline, network error) wait in IndexedDB and are retried with
+ * back-off, when the browser comes back online, and when the SDK next starts. The options (the
+ * queue of 64, `flushAtStartup`) are the ones given at init (browser-options.ts).
+ */
+const offlineTransport: BrowserTransportFactory = makeBrowserOfflineTransport(makeFetchTransport);
+
+/** What the page decided before the SDK came. */
+export interface PageView {
+  session: PageSession;
+  traced: boolean;
+}
+
+/**
+ * @param beforeHandOver adds what must see the recorder's reports too (Spotlight, in development).
+ */
 export function startSentry(
   config: PublicConfig,
   early: EarlyReports,
-  router: TracedRouter & PageLoadRouter,
-  pageLoad: RouterLocation,
+  page: PageView,
+  beforeHandOver: () => void = () => {},
 ): void {
-  startBrowserClient(browserOptions(config, offlineTransport));
-  // Development only, when the config names a sidecar: before the hand-over, so what the
-  // recorder caught is copied there too.
-  startSpotlight(config);
+  startBrowserClient(browserOptions(config, offlineTransport, page.traced), page.session);
+  beforeHandOver();
   // In the same task as the client's global handlers start: no error is caught twice or missed.
   early.handOver(sdkReceiver, true);
-  startTracing(router, pageLoad);
 }
 
 /** Each report as the SDK would have made it then: same handler, same error, same time. */

@@ -1,31 +1,40 @@
 /**
  * Browser side, before hydration: no SDK. The page's early recorder (early-reports.ts, started
- * first by app/client.tsx) catches errors from the first script on; the Sentry SDK, tracing and
- * the offline store load from our origin once the page has hydrated (late-sdk.ts) and take over
- * what was caught. If the tab is closed before they arrive, or they cannot be loaded, what was
- * caught is sent without them (early-envelope.ts). See
- * docs/decisions/0910-sentry-sdk-after-hydration.md.
+ * first by app/client.tsx) catches errors from the first script on, and this starts the page's
+ * release-health session. The Sentry SDK loads from our origin once the page has hydrated, and
+ * only if the page needs it (decision 0950): the page view is traced (decided here, with the
+ * config's sample rate), there is something to report, or an earlier visit left envelopes in
+ * the offline store. Then it continues the session and takes over what was caught; tracing
+ * loads beside it for a traced page view. If the tab is closed before the SDK arrives, or it
+ * cannot be loaded, what was caught is sent without it (early-envelope.ts). See
+ * docs/decisions/0910-sentry-sdk-after-hydration.md and 0950-sentry-sdk-on-demand.md.
  */
 import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
-import { earlyEnvelopes } from './early-envelope';
+import { earlyEnvelopes, isWorthSending, sessionEnvelope } from './early-envelope';
 import { type EarlyReport, type EarlyReports, randomEventId } from './early-reports';
+import type { PageView } from './late-sdk';
+import { offlineStoreHasEnvelopes } from './offline-store';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import type { PageLoadRouter } from './page-load-route';
 import type { PublicConfig } from './public-config';
 
 /**
- * When hydration never completes (it failed outright), the late part loads this long after
- * monitoring started anyway: the error that broke the page is waiting for the SDK.
+ * When hydration never completes (it failed outright), the page counts as hydrated this long
+ * after monitoring started: the error that broke the page is waiting for the SDK.
  */
 export const LATE_MONITORING_DEADLINE_MS = 5_000;
 
-/** @param shellHydrated resolves once React has committed the hydrated document's shell. */
+/**
+ * @param shellHydrated resolves once React has committed the hydrated document's shell.
+ * @param random where the page view's tracing decision comes from (a test fixes it).
+ */
 export function startBrowserMonitoring(
   router: TracedRouter & PageLoadRouter & RenderedRouter,
   config: PublicConfig | undefined,
   early: EarlyReports,
   shellHydrated: Promise<void>,
+  random: () => number = Math.random,
 ): void {
   // Every page the server renders carries the config; only a page that is not ours does not.
   if (!config) {
@@ -34,44 +43,93 @@ export function startBrowserMonitoring(
   }
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
-  const sendWithoutSdk = envelopeSender(config, tunnelUrlOf(dsn));
-  const hydrated = whenPageHydrated(router, shellHydrated);
+  const send = beaconSender(config, tunnelUrlOf(dsn));
+  const page: PageView = {
+    session: { sid: randomEventId(), started: Date.now() / 1000 },
+    // `random()` is below 1, so a rate of 1 traces every page view and 0 none.
+    traced: random() < config.tracesSampleRate,
+  };
   const pageLoad = router.state.location;
+  const needed = whenSdkNeeded(page, early);
+  const hydrated = whenPageHydrated(router, shellHydrated);
+  const deadline = new Promise<void>((resolve) => setTimeout(resolve, LATE_MONITORING_DEADLINE_MS));
 
   // The tab is going away before the SDK came: what waits goes now, or never.
   addEventListener('pagehide', () => {
-    if (!early.handedOver() && early.pendingCount() > 0) sendWithoutSdk(early.takePending());
+    if (!early.handedOver() && early.pendingCount() > 0) send.reports(early.takePending());
   });
-  loadAfter(hydrated)
-    .then((late) => late.startSentry(config, early, router, pageLoad))
+  Promise.race([hydrated, deadline])
+    .then(() => {
+      // Sent as the SDK would send it, once the page is ready, whether the SDK ever comes or not.
+      send.session(page);
+      return needed;
+    })
+    .then(() =>
+      Promise.all([
+        import('./late-sdk'),
+        page.traced ? import('./late-tracing').catch(tracingDidNotLoad) : undefined,
+        config.spotlight ? import('./spotlight') : undefined,
+      ]),
+    )
+    .then(([late, tracing, spotlight]) => {
+      late.startSentry(config, early, page, () => spotlight?.startSpotlight(config));
+      tracing?.startTracing(router, pageLoad);
+    })
     .catch((error: unknown) => {
       console.warn('[monitoring] the Sentry SDK did not load; errors are sent without it', error);
       if (!early.handedOver()) {
-        early.handOver({ receive: (report) => sendWithoutSdk([report]) }, false);
+        early.handOver({ receive: (report) => send.reports([report]) }, false);
       }
     });
 }
 
-type LateSdk = typeof import('./late-sdk');
-
-/** Imports the late part once hydrated, or at the deadline if hydration has not completed. */
-function loadAfter(hydrated: Promise<void>): Promise<LateSdk> {
-  const deadline = new Promise<void>((resolve) => setTimeout(resolve, LATE_MONITORING_DEADLINE_MS));
-  return Promise.race([hydrated, deadline]).then(() => import('./late-sdk'));
+/**
+ * Resolves when the page needs the SDK: at once for a traced page view; otherwise at the first
+ * report that is not noise, or when the offline store holds envelopes to send. Never, for most
+ * page views: the SDK then costs them nothing.
+ */
+function whenSdkNeeded(page: PageView, early: EarlyReports): Promise<void> {
+  if (page.traced) return Promise.resolve();
+  return new Promise((resolve) => {
+    early.onReport((report) => {
+      if (isWorthSending(report)) resolve();
+    });
+    void offlineStoreHasEnvelopes().then((leftovers) => {
+      if (leftovers) resolve();
+    });
+  });
 }
 
-/** Sends reports as envelopes to the tunnel with `sendBeacon`, which outlives the page. */
-function envelopeSender(config: PublicConfig, tunnel: string) {
-  return (reports: EarlyReport[]) => {
-    const envelopes = earlyEnvelopes(reports, {
-      dsn: config.dsn,
-      environment: config.environment,
-      release: config.release,
-      url: location.href,
-      userAgent: navigator.userAgent,
-      sentAt: new Date(),
-      newEventId: randomEventId,
-    });
-    for (const envelope of envelopes) navigator.sendBeacon(tunnel, envelope);
+function tracingDidNotLoad(error: unknown): undefined {
+  console.warn('[monitoring] tracing did not load; this page view is not traced', error);
+  return undefined;
+}
+
+/** Sends envelopes to the tunnel without the SDK, in requests that outlive the page. */
+function beaconSender(config: PublicConfig, tunnel: string) {
+  const context = () => ({
+    dsn: config.dsn,
+    environment: config.environment,
+    release: config.release,
+    userAgent: navigator.userAgent,
+    sentAt: new Date(),
+  });
+  return {
+    reports(reports: EarlyReport[]) {
+      const envelopes = earlyEnvelopes(reports, {
+        ...context(),
+        url: location.href,
+        newEventId: randomEventId,
+      });
+      for (const envelope of envelopes) navigator.sendBeacon(tunnel, envelope);
+    },
+    // With `fetch`, which the SDK's tracing does not list as a resource of the page load (it
+    // traces fetches itself, and this one starts before it), where a beacon would be.
+    session(page: PageView) {
+      const body = sessionEnvelope(page.session, context());
+      fetch(tunnel, { method: 'POST', body, keepalive: true }).catch(() => {
+        // Offline or blocked: the session is lost, as the SDK's would be without a store.
+      });
+    },
   };
 }

@@ -74,10 +74,12 @@ export const startBareReact = () =>
 /**
  * Our production build. `dsn` unset: local inbox mode, in a temp dir removed on exit. Load
  * shedding is off (LOAD_SHEDDING_LAG_MS=0): this measures the cost of a page, and 503s under
- * the bench's own load would count as fast answers (docs/decisions/0810).
+ * the bench's own load would count as fast answers (docs/decisions/0810). `tracesSampleRate`
+ * ('0' or '1') fixes whether the browser's page view is traced, which decides what JavaScript a
+ * first visit loads (decision 0950); the server's work is the same either way.
  */
-export function startOurs({ name, dsn }) {
-  const env = { LOAD_SHEDDING_LAG_MS: '0' };
+export function startOurs({ name, dsn, tracesSampleRate }) {
+  const env = { LOAD_SHEDDING_LAG_MS: '0', SENTRY_TRACES_SAMPLE_RATE: tracesSampleRate };
   if (dsn) env.SENTRY_DSN = dsn;
   else env.MONITORING_INBOX_DIR = makeTempDir('bench-pages-inbox-');
   return startNodeServer({ name, script: OUR_ENTRY, env });

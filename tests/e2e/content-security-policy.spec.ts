@@ -7,7 +7,8 @@
 import { expect, type Page, test } from '@playwright/test';
 import { errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
-import { throwInPage, waitForSentryClient } from './support/page-sdk';
+import { waitForHydration } from './support/hydration';
+import { throwInPage } from './support/page-sdk';
 
 const app = appWithFakeSentry((fake) => ({
   SENTRY_DSN: fake.dsn(),
@@ -50,15 +51,16 @@ test('pages hydrate, navigate, call the server and report errors with no violati
   });
 
   await page.goto(`${app.server.url}/`);
-  await waitForSentryClient(page);
+  await waitForHydration(page);
   await page.getByRole('link', { name: 'How errors are handled' }).click();
   await expect(page).toHaveURL(`${app.server.url}/about`);
   await page.goto(`${app.server.url}/sentry-example-page`);
-  await waitForSentryClient(page);
+  await waitForHydration(page);
   await page.getByRole('button', { name: 'Call failing server function' }).click();
   await expect(page.getByRole('status')).toHaveText(/^The server function failed, digest /);
 
-  // The tunnel is the one way out that connect-src leaves: the report arrives.
+  // The tunnel is the one way out that connect-src leaves: the report arrives, and the SDK,
+  // which this page view loads for it (decision 0950), loads under the policy too.
   await throwInPage(page, 'reported under the policy');
   await expect
     .poll(() => errorMessages(app.ingest.received))
@@ -76,7 +78,7 @@ test('a script injected without the nonce is blocked, and the violation is repor
 }) => {
   const violations = await recordViolations(page);
   await page.goto(`${app.server.url}/about`);
-  await waitForSentryClient(page);
+  await waitForHydration(page);
 
   await page.evaluate(() => {
     const script = document.createElement('script');

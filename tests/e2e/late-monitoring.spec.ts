@@ -1,7 +1,9 @@
 /**
- * The Sentry SDK, tracing and the offline store load after hydration (app/monitoring/late-sdk.ts,
- * in the `late-sdk`, `vendor-sentry` and `sentry-tracing` chunks); errors are caught from the first
- * script on by the page's early recorder (app/monitoring/early-reports.ts). Decisions 0830, 0910.
+ * For a traced page view (here every one), the Sentry SDK, its offline store and tracing load
+ * after hydration (app/monitoring/late-sdk.ts and late-tracing.ts, in the `late-sdk`,
+ * `vendor-sentry`, `late-tracing` and `sentry-tracing` chunks); errors are caught from the first
+ * script on by the page's early recorder (app/monitoring/early-reports.ts). Decisions 0830, 0910,
+ * 0950 (sdk-on-demand.spec.ts: a page view that is not traced).
  * The tests hold back the route's chunk (so the page cannot hydrate) or the late chunks (so the
  * SDK cannot start) with `page.route`, to show what happens before they arrive.
  */
@@ -32,7 +34,8 @@ const app = appWithFakeSentry((fake) => ({
   SENTRY_TRACES_SAMPLE_RATE: '1',
 }));
 
-const LATE_CHUNK = /\/_build\/assets\/(late-sdk|vendor-sentry|sentry-tracing)-[\w-]+\.js$/;
+const LATE_CHUNK =
+  /\/_build\/assets\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-[\w-]+\.js$/;
 const ABOUT_CHUNK = /\/_build\/assets\/about-[\w-]+\.js$/;
 
 /** Holds back the page's requests for matching URLs until released, then lets them through or fails them. */
@@ -122,13 +125,13 @@ test('the page load trace keeps the navigation start and the route name though t
     timeOrigin: performance.timeOrigin,
     lateChunksArrived: performance
       .getEntriesByType('resource')
-      .filter((entry) => /\/(late-sdk|vendor-sentry|sentry-tracing)-/.test(entry.name))
+      .filter((entry) => /\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-/.test(entry.name))
       .map((entry) => (entry as PerformanceResourceTiming).responseEnd),
   }));
   const startAfterNavigationMs = (pageLoad?.startTimestamp ?? 0) * 1000 - timing.timeOrigin;
   expect(startAfterNavigationMs).toBeLessThanOrEqual(5);
   expect(startAfterNavigationMs).toBeGreaterThan(-1_000);
-  expect(timing.lateChunksArrived).toHaveLength(3);
+  expect(timing.lateChunksArrived).toHaveLength(4);
   for (const arrived of timing.lateChunksArrived) {
     expect(arrived).toBeGreaterThan(startAfterNavigationMs + 5);
   }
@@ -300,7 +303,9 @@ function watchLateChunkRequests() {
     for (const record of records) {
       for (const node of record.addedNodes) {
         const url = (node as HTMLLinkElement).href || (node as HTMLScriptElement).src || '';
-        const chunk = /\/(late-sdk|vendor-sentry|sentry-tracing)-[\w-]+\.js$/.exec(url)?.[1];
+        const chunk = /\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-[\w-]+\.js$/.exec(
+          url,
+        )?.[1];
         if (chunk) requests.push({ chunk, contentHydrated });
       }
     }
@@ -322,6 +327,7 @@ test('the late chunks are requested only once React owns the page', async ({ pag
   );
   expect(requests.map((request) => request.chunk).sort()).toEqual([
     'late-sdk',
+    'late-tracing',
     'sentry-tracing',
     'vendor-sentry',
   ]);

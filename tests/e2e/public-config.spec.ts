@@ -49,10 +49,10 @@ test('a changed SENTRY_DSN takes effect on restart, without a rebuild', async ({
         dsn: second.dsn('7', 'otherkey'),
         tunnel: '/monitoring?o=0&p=7',
       });
-      await waitForSentryClient(page);
-      expect(await clientDsnOf(page)).toBe(second.dsn('7', 'otherkey'));
+      // The error loads the SDK (decision 0950), with the new DSN.
       await throwInPage(page, 'after the restart');
       await expect.poll(() => errorMessages(second.received)).toContain('after the restart');
+      expect(await clientDsnOf(page)).toBe(second.dsn('7', 'otherkey'));
       expect(second.received.every((request) => request.url === '/api/7/envelope/')).toBe(true);
       // The first server's events went to the first ingest; nothing after the restart did.
       expect(errorMessages(first.received)).not.toContain('after the restart');

@@ -10,7 +10,6 @@ import { type BuiltServer, startBuiltServer } from '#tests/support/built-server'
 import { clientMaps } from '#tests/support/client-build';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import { waitUntilReactOwns } from './support/hydration';
-import { waitForSentryClient } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
 const MESSAGE = 'Sentry example: client error thrown in an event handler';
@@ -54,7 +53,6 @@ test('a client error carries debug IDs that each name exactly one map of the bui
   page,
 }) => {
   await page.goto(`${server.url}/sentry-example-page`);
-  await waitForSentryClient(page);
   const button = page.getByRole('button', { name: 'Throw client error' });
   await waitUntilReactOwns(button);
   await button.click();

@@ -1,25 +1,32 @@
 /**
  * The scripts a page loads before hydration hold no Sentry SDK at all, only the early recorder:
- * the SDK (`vendor-sentry`), tracing and the offline store (`sentry-tracing`) and our `late-sdk`
- * are imported after hydration (docs/decisions/0830-*.md, 0910-sentry-sdk-after-hydration.md). Read from what the server
- * sends: the page's scripts and modulepreloads, and every chunk they import statically. This is
- * also the check build/client-chunks.ts relies on after an SDK upgrade.
+ * the SDK with its offline store (`vendor-sentry`, our `late-sdk`) and tracing (`sentry-tracing`,
+ * our `late-tracing`) are imported after hydration, when the page needs them, and the SDK never
+ * brings tracing with it (docs/decisions/0830-*.md, 0910-*.md, 0950-*.md). Read from what the
+ * server sends: the page's scripts and modulepreloads, and every chunk they import statically.
+ * This is also the check build/client-chunks.ts relies on after an SDK upgrade.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { clientChunks } from '#tests/support/client-build';
 
-/** Strings only tracing or the offline store carry (checked to be in `sentry-tracing` below). */
-const LATE_MARKERS = [
+/** Strings only the SDK's errors part carries (checked to be in `vendor-sentry` below). */
+const SDK_MARKERS = [
+  // The integration behind window.onerror: the early recorder only names its mechanism.
+  'GlobalHandlers',
+  // The offline store creating its IndexedDB store: the page's own look never creates one.
+  'onupgradeneeded',
+];
+
+/** Strings only tracing carries (checked to be in `sentry-tracing` below). */
+const TRACING_MARKERS = [
   // The TanStack Router integration's span origin.
   'auto.pageload.react.tanstack_router',
   // Long task and long animation frame spans.
   'ui.long',
   // web-vitals' LCP observer.
   'largest-contentful-paint',
-  // The offline store's IndexedDB database.
-  'sentry-offline',
 ];
 
 let server: BuiltServer;
@@ -67,10 +74,15 @@ async function scriptsBeforeHydration(path: string): Promise<Map<string, string>
 const chunkName = (path: string) =>
   path.slice(path.lastIndexOf('/') + 1).replace(/-[\w-]{8}\.js$/, '');
 
+const chunkNamed = (name: string) =>
+  clientChunks().find((chunk) => chunk.name.startsWith(`${name}-`));
+
 describe('scripts before hydration', () => {
   it('the late chunks hold the markers looked for', () => {
-    const tracing = clientChunks().find((chunk) => chunk.name.startsWith('sentry-tracing-'));
-    for (const marker of LATE_MARKERS) expect(tracing?.code, marker).toContain(marker);
+    for (const marker of SDK_MARKERS)
+      expect(chunkNamed('vendor-sentry')?.code, marker).toContain(marker);
+    for (const marker of TRACING_MARKERS)
+      expect(chunkNamed('sentry-tracing')?.code, marker).toContain(marker);
   });
 
   for (const path of ['/', '/about']) {
@@ -78,19 +90,27 @@ describe('scripts before hydration', () => {
       const scripts = await scriptsBeforeHydration(path);
       const names = [...scripts.keys()].map(chunkName);
       expect(names).toEqual(expect.arrayContaining(['client', 'app']));
-      expect(names).not.toContain('vendor-sentry');
-      expect(names).not.toContain('sentry-tracing');
-      expect(names).not.toContain('late-sdk');
+      for (const late of ['vendor-sentry', 'sentry-tracing', 'late-sdk', 'late-tracing'])
+        expect(names).not.toContain(late);
       for (const [script, code] of scripts) {
-        for (const marker of LATE_MARKERS)
+        for (const marker of [...SDK_MARKERS, ...TRACING_MARKERS])
           expect(code, `${script}: ${marker}`).not.toContain(marker);
       }
     });
   }
 
-  it('the app imports the late part only with import()', async () => {
+  it('the app imports the SDK and tracing only with import()', async () => {
     const scripts = await scriptsBeforeHydration('/about');
     const app = [...scripts].find(([path]) => chunkName(path) === 'app')?.[1] ?? '';
     expect(app).toMatch(/import\(["']\.\/late-sdk-[\w-]{8}\.js["']\)/);
+    expect(app).toMatch(/import\(["']\.\/late-tracing-[\w-]{8}\.js["']\)/);
+  });
+
+  it('the SDK loaded for an error brings no tracing with it', () => {
+    for (const name of ['late-sdk', 'vendor-sentry']) {
+      const imports = staticImportsOf(chunkNamed(name)?.code ?? '').map(chunkName);
+      expect(imports, name).not.toContain('sentry-tracing');
+      expect(imports, name).not.toContain('late-tracing');
+    }
   });
 });

@@ -107,3 +107,22 @@ export function spans(received: ReceivedRequest[]): SegmentSpan[] {
   }
   return all;
 }
+
+export interface SessionUpdate {
+  sid: string;
+  init: boolean;
+  status: string;
+  errors: number;
+  attrs: Record<string, unknown>;
+}
+
+/** Every release-health session update the ingest received, in order of arrival. */
+export function sessionUpdates(received: ReceivedRequest[]): SessionUpdate[] {
+  const updates: SessionUpdate[] = [];
+  for (const request of received) {
+    for (const item of parseEnvelope(request.body).items) {
+      if (item.header.type === 'session') updates.push(item.payload as SessionUpdate);
+    }
+  }
+  return updates;
+}

@@ -59,7 +59,11 @@ export function captureInPage(page: Page, message: string): Promise<void> {
   }, message);
 }
 
-/** Waits until the page's Sentry client exists (the client entry loads after `load` may fire). */
+/**
+ * Waits until the page's Sentry client exists. It loads after hydration, and for a page view
+ * that is not traced only once there is something to send (decision 0950): see
+ * `loadSdkWithAReport`.
+ */
 export async function waitForSentryClient(page: Page): Promise<void> {
   await expect
     .poll(() =>
@@ -149,4 +153,24 @@ export function pendingEarlyReports(page: Page): Promise<number> {
       window as unknown as { __earlyReports: { pendingCount(): number } }
     ).__earlyReports.pendingCount(),
   );
+}
+
+/**
+ * Makes a page view that is not traced load the SDK, as its first report does (decision 0950):
+ * a message through the page's recorder, as the CSP listener sends one. Resolves once the client
+ * exists and `ingest` has the message; `received` tells what the ingest got so far.
+ */
+export async function loadSdkWithAReport(
+  page: Page,
+  received: () => string[],
+  message = 'loads the SDK',
+): Promise<void> {
+  await page.evaluate((text) => {
+    const win = window as unknown as {
+      __earlyReports: { captureMessage(message: string, context: { level: string }): string };
+    };
+    win.__earlyReports.captureMessage(text, { level: 'info' });
+  }, message);
+  await waitForSentryClient(page);
+  await expect.poll(received).toContain(message);
 }

@@ -25,7 +25,10 @@ describe('clientChunkOf', () => {
     [`${NM}/@sentry/core/build/esm/tracing/utils.js`, 'vendor-sentry'],
     [`${NM}/@sentry/core/build/esm/tracing/spans/captureSpan.js`, 'vendor-sentry'],
     [`${NM}/@sentry/conventions/dist/attributes.mjs`, 'vendor-sentry'],
-    // ...what only tracing and the offline store use, after it.
+    // The offline store: errors are stored too, when the page is offline.
+    [`${NM}/@sentry/browser/build/npm/esm/prod/transports/offline.js`, 'vendor-sentry'],
+    [`${NM}/@sentry/core/build/esm/transports/offline.js`, 'vendor-sentry'],
+    // ...what only tracing uses, loaded only for a traced page view.
     [`${NM}/@sentry/react/build/esm/tanstackrouter.js`, 'sentry-tracing'],
     [
       `${NM}/@sentry/browser/build/npm/esm/prod/tracing/browserTracingIntegration.js`,
@@ -33,14 +36,12 @@ describe('clientChunkOf', () => {
     ],
     [`${NM}/@sentry/browser/build/npm/esm/dev/tracing/request.js`, 'sentry-tracing'],
     [`${NM}/@sentry/browser/build/npm/esm/prod/integrations/webVitals.js`, 'sentry-tracing'],
-    [`${NM}/@sentry/browser/build/npm/esm/prod/transports/offline.js`, 'sentry-tracing'],
     [`${NM}/@sentry/browser-utils/build/esm/web-vitals/lcp.js`, 'sentry-tracing'],
     [`${NM}/@sentry/browser-utils/build/esm/performance/entries.js`, 'sentry-tracing'],
     [
       `${NM}/@sentry/browser-utils/build/esm/instrumentation/performanceObserver.js`,
       'sentry-tracing',
     ],
-    [`${NM}/@sentry/core/build/esm/transports/offline.js`, 'sentry-tracing'],
     [`${NM}/@sentry/core/build/esm/tracing/idleSpan.js`, 'sentry-tracing'],
     [`${NM}/@sentry/core/build/esm/tracing/sentrySpan.js`, 'sentry-tracing'],
     [`${NM}/@sentry/core/build/esm/tracing/spans/spanBuffer.js`, 'sentry-tracing'],

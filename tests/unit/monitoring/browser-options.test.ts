@@ -14,6 +14,8 @@ import type { PublicConfig } from '#app/monitoring/public-config';
 const offlineTransport: BrowserTransportFactory = () =>
   makeFetchTransport({ url: '', recordDroppedEvent: () => {} });
 
+const SESSION = { sid: 'a'.repeat(32), started: 1_700_000_000 };
+
 const config: PublicConfig = {
   dsn: 'https://abc@o123.ingest.us.sentry.io/456',
   tunnel: '/monitoring?o=123&p=456&r=us',
@@ -23,7 +25,7 @@ const config: PublicConfig = {
 };
 
 describe('browserOptions', () => {
-  const options = browserOptions(config, offlineTransport);
+  const options = browserOptions(config, offlineTransport, false);
 
   it('reports to the DSN through the tunnel URL computed from it', () => {
     expect(options.dsn).toBe(config.dsn);
@@ -38,13 +40,19 @@ describe('browserOptions', () => {
     ['http://publickey@127.0.0.1:40123/1', '/monitoring?o=0&p=1'],
     [LOCAL_INBOX_DSN, '/monitoring?o=0&p=1'],
   ])('tunnel for %s is %s', (dsn, tunnel) => {
-    expect(browserOptions({ ...config, dsn }, offlineTransport).tunnel).toBe(tunnel);
+    expect(browserOptions({ ...config, dsn }, offlineTransport, false).tunnel).toBe(tunnel);
   });
 
-  it('tags events with the environment and release, and samples traces at the configured rate', () => {
+  it('tags events with the environment and release', () => {
     expect(options.environment).toBe('staging');
     expect(options.release).toBe('app@1.2.3');
-    expect(options.tracesSampleRate).toBe(0.25);
+  });
+
+  it.each([
+    [true, 1],
+    [false, 0],
+  ])('a page view sampled for tracing (%s) traces all of its spans or none', (traced, rate) => {
+    expect(browserOptions(config, offlineTransport, traced).tracesSampleRate).toBe(rate);
   });
 
   it('sends through the transport it is given, flushing what was stored at start', () => {
@@ -58,10 +66,11 @@ describe('browserOptions', () => {
     expect(options.ignoreSpans).toEqual(NOT_FOUND_SEGMENTS);
   });
 
-  it('starts errors only: no tracing (added after hydration)', () => {
-    const names = errorIntegrations().map((integration) => integration.name);
+  it('starts errors only: no tracing (added for a traced page view), one session', () => {
+    const names = errorIntegrations(SESSION).map((integration) => integration.name);
     expect(names).toContain('GlobalHandlers');
     expect(names).not.toContain('BrowserTracing');
+    expect(names.filter((name) => name === 'BrowserSession')).toHaveLength(1);
   });
 
   it('drops noise in beforeSend and keeps other events', () => {
@@ -108,6 +117,8 @@ describe('browserOptions', () => {
   });
 
   it('refuses a config whose DSN is not a DSN', () => {
-    expect(() => browserOptions({ ...config, dsn: 'not a dsn' }, offlineTransport)).toThrow(/DSN/);
+    expect(() => browserOptions({ ...config, dsn: 'not a dsn' }, offlineTransport, false)).toThrow(
+      /DSN/,
+    );
   });
 });

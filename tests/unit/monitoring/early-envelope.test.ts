@@ -1,6 +1,11 @@
 import { notFound, redirect } from '@tanstack/react-router';
 import { describe, expect, it } from 'vitest';
-import { earlyEnvelopes, parseStack } from '#app/monitoring/early-envelope';
+import {
+  earlyEnvelopes,
+  isWorthSending,
+  parseStack,
+  sessionEnvelope,
+} from '#app/monitoring/early-envelope';
 import type { EarlyReport } from '#app/monitoring/early-reports';
 
 const context = {
@@ -161,5 +166,58 @@ describe('earlyEnvelopes', () => {
     expect(event.exception.values[0].stacktrace.frames).toEqual([
       { function: '?', filename: 'http://h/x.js', lineno: 7, colno: 3, in_app: false },
     ]);
+  });
+});
+
+describe('isWorthSending: whether a report makes the page load the SDK', () => {
+  it.each<[string, EarlyReport, boolean]>([
+    ['an uncaught error', uncaught(new Error('boom')), true],
+    [
+      'a ResizeObserver loop notice',
+      uncaught('ResizeObserver loop completed with undelivered notifications.'),
+      false,
+    ],
+    ['a bare "Script error."', uncaught(undefined, 'Script error.'), false],
+    [
+      "an extension's error",
+      uncaught(errorWithStack('ext', '    at x (chrome-extension://abc/content.js:1:1)')),
+      false,
+    ],
+    ["the router's redirect", uncaught(redirect({ to: '/' })), false],
+    [
+      'a CSP violation message',
+      {
+        kind: 'message',
+        message: 'CSP violation',
+        context: { level: 'warning' },
+        eventId: 'e'.repeat(32),
+        at,
+      },
+      true,
+    ],
+  ])('%s', (_name, report, worth) => {
+    expect(isWorthSending(report)).toBe(worth);
+  });
+});
+
+describe('sessionEnvelope', () => {
+  it("starts the page's session as the SDK would: init, ok, no errors, with release and browser", () => {
+    const session = { sid: 'a'.repeat(32), started: 1_795_000_000.5 };
+    const { header, item, event } = parsed(sessionEnvelope(session, context));
+    expect(header).toEqual({
+      sent_at: '2026-11-23T10:00:00.000Z',
+      dsn: context.dsn,
+      sdk: expect.objectContaining({ name: 'sentry.javascript.react' }),
+    });
+    expect(item).toEqual({ type: 'session' });
+    expect(event).toEqual({
+      sid: session.sid,
+      init: true,
+      started: '2026-11-18T11:06:40.500Z',
+      timestamp: '2026-11-23T10:00:00.000Z',
+      status: 'ok',
+      errors: 0,
+      attrs: { release: 'app@1.0.0', environment: 'production', user_agent: 'Chromium' },
+    });
   });
 });

@@ -72,6 +72,17 @@ describe('recordEarlyReports', () => {
     expect(received).toEqual([]);
   });
 
+  it('tells a listener of the reports that wait and of each one after', () => {
+    const { page, reports } = setUp();
+    page.dispatchEvent(errorEvent('before listening'));
+    const heard: string[] = [];
+    reports.onReport((report) => heard.push(report.kind));
+    reports.captureMessage('after', { level: 'warning' });
+    expect(heard).toEqual(['error', 'message']);
+    // Still waiting for a receiver: listening takes nothing.
+    expect(reports.pendingCount()).toBe(2);
+  });
+
   it('makes event ids as Sentry writes them', () => {
     expect(randomEventId()).toMatch(/^[0-9a-f]{32}$/);
     expect(randomEventId()).not.toBe(randomEventId());
