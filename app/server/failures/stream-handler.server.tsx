@@ -16,6 +16,7 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import { nonceOnInjectedScripts } from '#app/server/security/injected-script-nonce.server';
 import { newNonce } from '#app/server/security/nonce.server';
 import { scriptNonceTransform } from '#app/server/security/script-nonce.server';
 import { pageContentSecurityPolicy } from '#app/server/security/security-headers';
@@ -39,6 +40,11 @@ export const failureAwareStreamHandler = defineHandlerCallback(
       });
     };
 
+    // The built app's pages allow only inline scripts with this response's nonce. Not under
+    // `vinxi dev`, whose client injects styles and scripts of its own (decision 0602).
+    const nonce = import.meta.env.DEV ? undefined : newNonce();
+    if (nonce) nonceOnInjectedScripts(router, nonce);
+
     let renderFailed = false;
     // Crawlers get the finished page in one piece (as Start's own handler does): no fallbacks
     // waiting for streamed-in content that a crawler without JavaScript would never see.
@@ -46,7 +52,7 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     const client = watchClient();
     const rendered = await renderPage(
       <StartServer router={router} />,
-      { client, waitForAll },
+      { client, waitForAll, nonce },
       (error) => {
         // A visitor who went away is not a failure of the page.
         if (client.gone()) return undefined;
@@ -64,18 +70,13 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     }
 
     const { statusCode, redirect } = router.state;
-    const html = transformReadableStreamWithRouter(router, rendered.stream);
-    // The built app's pages allow only inline scripts with this response's nonce. Not under
-    // `vinxi dev`, whose client injects styles and scripts of its own (decision 0602).
-    let body = html;
-    if (!import.meta.env.DEV) {
-      const nonce = newNonce();
+    const body = transformReadableStreamWithRouter(router, rendered.stream);
+    if (nonce) {
       responseHeaders.set(
         'Content-Security-Policy',
         // The page may reach what its config names: the Spotlight sidecar, when that is on.
         pageContentSecurityPolicy(nonce, siteConfig().monitoring.spotlight),
       );
-      body = html.pipeThrough(scriptNonceTransform(nonce));
     }
     return new Response(body as unknown as BodyInit, {
       // A render failure inside a Suspense boundary is known by the time the shell is ready
@@ -92,15 +93,20 @@ export const failureAwareStreamHandler = defineHandlerCallback(
 
 /**
  * Renders until the shell is ready (then streams the rest), or with `waitForAll` until
- * everything is, or until the shell has failed.
+ * everything is, or until the shell has failed. With a nonce, React's stream puts it on every
+ * script as it passes (script-nonce.server.ts).
  */
 function renderPage(
   app: ReactNode,
-  { client, waitForAll }: { client: ClientWatch; waitForAll: boolean },
+  {
+    client,
+    waitForAll,
+    nonce,
+  }: { client: ClientWatch; waitForAll: boolean; nonce: string | undefined },
   onError: (error: unknown) => string | undefined,
 ): Promise<{ stream: NodeWebStream<Uint8Array> } | { error: unknown }> {
   return new Promise((settle) => {
-    const passThrough = new PassThrough();
+    const passThrough = nonce ? scriptNonceTransform(nonce) : new PassThrough();
     const start = () => {
       pipeable.pipe(passThrough);
       settle({ stream: Readable.toWeb(passThrough) as NodeWebStream<Uint8Array> });
