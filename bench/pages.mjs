@@ -19,6 +19,7 @@ import { launchBrowser, measurePageScripts } from './pages/browser-bytes.mjs';
 import { ensureMinimalBuild } from './pages/build-minimal.mjs';
 import { startFakeIngest } from './pages/fake-ingest.mjs';
 import { BROWSER_UA, loadTool, runLoad } from './pages/load.mjs';
+import { cpuSecondsOf } from './pages/process-cpu.mjs';
 import { stopAll } from './pages/processes.mjs';
 import { printBytesTable, printLoadTable, printRounds, printVerdicts } from './pages/report.mjs';
 import { startBareReact, startMinimalStart, startOurs } from './pages/servers.mjs';
@@ -62,6 +63,14 @@ async function checkSameMarkup(servers) {
   for (const server of servers) await mainOf(server.origin, '/');
 }
 
+/** The server's CPU time over all rounds divided by the requests it answered in them. */
+function cpuMsPerRequest(rounds) {
+  if (rounds.some((round) => round.cpuSeconds === undefined)) return undefined;
+  const seconds = rounds.reduce((sum, round) => sum + round.cpuSeconds, 0);
+  const requests = rounds.reduce((sum, round) => sum + round.requests, 0);
+  return requests > 0 ? (seconds * 1000) / requests : undefined;
+}
+
 /** The round with the median req/s: one noisy round does not decide. */
 function medianRound(rounds) {
   const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
@@ -88,12 +97,17 @@ async function measureLoad(servers) {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const path of PATHS) {
       for (const server of servers) {
+        const cpuBefore = cpuSecondsOf(server.pid);
         const figures = await runLoad({
           url: `${server.origin}${path}`,
           connections: CONNECTIONS,
           durationS: DURATION_S,
         });
-        runs.get(`${server.name} ${path}`).push(figures);
+        const cpuAfter = cpuSecondsOf(server.pid);
+        runs.get(`${server.name} ${path}`).push({
+          ...figures,
+          cpuSeconds: cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+        });
       }
     }
   }
@@ -105,6 +119,8 @@ async function measureLoad(servers) {
       rounds: runs.get(`${server.name} ${path}`),
       figures: medianRound(runs.get(`${server.name} ${path}`)),
       minimal: medianRound(runs.get(`${minimal.name} ${path}`)),
+      cpuMsPerRequest: cpuMsPerRequest(runs.get(`${server.name} ${path}`)),
+      minimalCpuMsPerRequest: cpuMsPerRequest(runs.get(`${minimal.name} ${path}`)),
     })),
   );
   printLoadTable(rows);
@@ -113,7 +129,7 @@ async function measureLoad(servers) {
     printRounds(rows);
   }
   console.log(
-    '\nx minimal: this row divided by the minimal Start app on the same path. failed: non-2xx/3xx answers and socket errors.',
+    "\nx minimal: this row divided by the minimal Start app on the same path. failed: non-2xx/3xx answers and socket errors. CPU ms/req: the server process's CPU time (all threads, user and system) over every round divided by the requests it answered; minimal CPU / this: the share of the minimal app's throughput that CPU cost allows, steadier than req/s on a shared machine.",
   );
   return rows;
 }

@@ -18,8 +18,10 @@ export function printLoadTable(rows) {
       { title: 'req/s x minimal', right: true },
       { title: 'p99 x minimal', right: true },
       { title: 'failed', right: true },
+      { title: 'CPU ms/req', right: true },
+      { title: 'minimal CPU / this', right: true },
     ],
-    rows.map(({ server, path, figures, minimal }) => [
+    rows.map(({ server, path, figures, minimal, cpuMsPerRequest, minimalCpuMsPerRequest }) => [
       server,
       path,
       Math.round(figures.rps),
@@ -28,6 +30,10 @@ export function printLoadTable(rows) {
       ratio(figures.rps / minimal.rps),
       ratio(figures.p99 / minimal.p99),
       figures.failed,
+      cpuMsPerRequest === undefined ? 'n/a' : cpuMsPerRequest.toFixed(2),
+      cpuMsPerRequest === undefined || minimalCpuMsPerRequest === undefined
+        ? 'n/a'
+        : ratio(minimalCpuMsPerRequest / cpuMsPerRequest),
     ]),
   );
 }

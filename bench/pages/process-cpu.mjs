@@ -1,0 +1,22 @@
+// CPU time a process has used (all its threads: user and system), from /proc on Linux. Steadier
+// than req/s on a shared machine: a server's CPU per request does not depend on how much of
+// the machine the load generator or a neighbour takes (docs/decisions/0810-pages-benchmark.md).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+let ticksPerSecond;
+
+/** Seconds of CPU `pid` has used so far, or undefined where /proc cannot tell. */
+export function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime: fields 14 and 15 of the whole line, 12 and 13 after the name.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+    return Number.isFinite(ticks) ? ticks / ticksPerSecond : undefined;
+  } catch {
+    return undefined;
+  }
+}
