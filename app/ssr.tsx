@@ -5,6 +5,7 @@ import { createRouter } from './router';
 import { sanitiseRouteFailures } from './server/failures/route-errors.server';
 import { failureAwareStreamHandler } from './server/failures/stream-handler.server';
 import { processShared } from './server/process-shared.server';
+import { withoutEmptyRoutes } from './server/router-manifest.server';
 import { siteConfig } from './server/site-config.server';
 
 // Every request's router gets the site config computed once at start (no per-request work).
@@ -17,10 +18,11 @@ function createServerRouter() {
 }
 
 // A build's route manifest never changes, yet Start rebuilds it for every request; `vinxi dev`
-// changes it as files change, so there it is read each time.
+// changes it as files change, so there it is read each time. Routes with nothing in it are
+// left out: every page serialises it.
 function routerManifest() {
   if (import.meta.env.DEV) return getRouterManifest();
-  return processShared('router-manifest', getRouterManifest);
+  return processShared('router-manifest', () => withoutEmptyRoutes(getRouterManifest()));
 }
 
 export default createStartHandler({
