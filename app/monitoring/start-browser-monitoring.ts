@@ -25,16 +25,12 @@ import type { PublicConfig } from './public-config';
  */
 export const LATE_MONITORING_DEADLINE_MS = 5_000;
 
-/**
- * @param shellHydrated resolves once React has committed the hydrated document's shell.
- * @param random where the page view's tracing decision comes from (a test fixes it).
- */
+/** @param shellHydrated resolves once React has committed the hydrated document's shell. */
 export function startBrowserMonitoring(
   router: TracedRouter & PageLoadRouter & RenderedRouter,
   config: PublicConfig | undefined,
   early: EarlyReports,
   shellHydrated: Promise<void>,
-  random: () => number = Math.random,
 ): void {
   // Every page the server renders carries the config; only a page that is not ours does not.
   if (!config) {
@@ -43,11 +39,11 @@ export function startBrowserMonitoring(
   }
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
-  const send = beaconSender(config, tunnelUrlOf(dsn));
+  const send = envelopeSender(config, tunnelUrlOf(dsn));
   const page: PageView = {
     session: { sid: randomEventId(), started: Date.now() / 1000 },
-    // `random()` is below 1, so a rate of 1 traces every page view and 0 none.
-    traced: random() < config.tracesSampleRate,
+    // Below 1, so a rate of 1 traces every page view and 0 none.
+    traced: Math.random() < config.tracesSampleRate,
   };
   const pageLoad = router.state.location;
   const needed = whenSdkNeeded(page, early);
@@ -106,7 +102,7 @@ function tracingDidNotLoad(error: unknown): undefined {
 }
 
 /** Sends envelopes to the tunnel without the SDK, in requests that outlive the page. */
-function beaconSender(config: PublicConfig, tunnel: string) {
+function envelopeSender(config: PublicConfig, tunnel: string) {
   const context = () => ({
     dsn: config.dsn,
     environment: config.environment,

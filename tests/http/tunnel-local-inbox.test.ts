@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { earlyEnvelopes, sessionEnvelope } from '#app/monitoring/early-envelope';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
@@ -54,6 +55,44 @@ describe('local inbox mode', () => {
     // The tunnel answers once the store decided: nothing is still on its way to the inbox.
     expect(answer.status).toBe(200);
     expect(files()).toHaveLength(before + 1);
+  });
+
+  it('keeps what a page sends without the SDK, as the browser sends it (text/plain)', async () => {
+    const context = {
+      dsn: LOCAL_INBOX_DSN,
+      environment: 'production',
+      release: 'app@1',
+      userAgent: 'Chromium',
+      sentAt: new Date(),
+    };
+    const id = eventId();
+    const [event] = earlyEnvelopes(
+      [
+        {
+          kind: 'exception',
+          error: new Error('sent by beacon'),
+          mechanism: { type: 'auto.function.react.error_boundary', handled: true },
+          eventId: id,
+          at: Date.now() / 1000,
+        },
+      ],
+      { ...context, url: 'http://127.0.0.1/about', newEventId: eventId },
+    );
+    const sid = eventId();
+    const session = sessionEnvelope({ sid, started: Date.now() / 1000 }, context);
+    for (const body of [event ?? '', session]) {
+      const answer = await send(`${server.url}/monitoring?o=0&p=1`, {
+        body: Buffer.from(body),
+        // What sendBeacon and fetch give a string body.
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      });
+      expect(answer.status).toBe(200);
+    }
+    const stored = files().map((name) => readFileSync(join(inboxDir, name), 'utf8'));
+    expect(stored.some((text) => text.includes(id) && text.includes('sent by beacon'))).toBe(true);
+    expect(stored.some((text) => text.includes(sid) && text.includes('"type":"session"'))).toBe(
+      true,
+    );
   });
 
   it.each([

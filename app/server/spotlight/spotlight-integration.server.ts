@@ -10,6 +10,9 @@ import { defineIntegration, type Envelope, serializeEnvelope } from '@sentry/cor
 /** After this many failures in a row the sidecar is taken to be gone (as the SDKs do). */
 const MAX_FAILURES = 3;
 
+/** A sidecar that takes longer than this counts as a failure: a hung one must not pile up requests. */
+const SIDECAR_TIMEOUT_MS = 5_000;
+
 export const spotlightIntegration = defineIntegration((sidecarUrl: string) => ({
   // The SDKs' name: core's client sets up integrations named Spotlight* even without a DSN.
   name: 'Spotlight',
@@ -26,6 +29,7 @@ export const spotlightIntegration = defineIntegration((sidecarUrl: string) => ({
         method: 'POST',
         body: serializeEnvelope(envelope) as BodyInit,
         headers: { 'Content-Type': 'application/x-sentry-envelope' },
+        signal: AbortSignal.timeout(SIDECAR_TIMEOUT_MS),
       }).then(
         async (response) => {
           // Drain the body so the connection can be reused.
