@@ -106,10 +106,11 @@ function renderPage(
   onError: (error: unknown) => string | undefined,
 ): Promise<{ stream: NodeWebStream<Uint8Array> } | { error: unknown }> {
   return new Promise((settle) => {
-    const passThrough = nonce ? scriptNonceTransform(nonce) : new PassThrough();
+    // React writes into a Node stream; the web stream Start transforms is read from it.
+    const html = nonce ? scriptNonceTransform(nonce) : new PassThrough();
     const start = () => {
-      pipeable.pipe(passThrough);
-      settle({ stream: Readable.toWeb(passThrough) as NodeWebStream<Uint8Array> });
+      pipeable.pipe(html);
+      settle({ stream: Readable.toWeb(html) as NodeWebStream<Uint8Array> });
     };
     const pipeable = ReactDOMServer.renderToPipeableStream(app, {
       ...(waitForAll ? { onAllReady: start } : { onShellReady: start }),
