@@ -7,6 +7,7 @@
  * they happened; then they are replayed into the SDK and everything goes straight to it.
  * Imports no SDK code: it must stay a few hundred bytes.
  */
+import { isWorthSending } from './early-envelope';
 
 /** How the SDK marks what a handler caught (`Mechanism` in @sentry/core). */
 export interface ReportMechanism {
@@ -58,16 +59,26 @@ export interface EarlyReports {
   handedOver(): boolean;
   /** Resolves once a receiver has taken over (never, if none does). */
   whenHandedOver(): Promise<void>;
-  /** Calls `listener` with each report from now on, after those that wait already. */
+  /**
+   * Calls `listener` with each report kept to wait for a receiver, from now on, after those that
+   * wait already.
+   */
   onReport(listener: (report: EarlyReport) => void): void;
 }
 
 type Target = Pick<Window, 'addEventListener' | 'removeEventListener'>;
 
+/**
+ * @param worthKeeping which reports wait for a receiver: the page passes the SDK's noise rules
+ *   (early-envelope.ts), so that noise, which the SDK would drop anyway, never takes one of the
+ *   64 places while nothing sends (a ResizeObserver notice can come every frame, and the SDK
+ *   may not load for a long time, decision 0950).
+ */
 export function recordEarlyReports(
   target: Target,
   now: () => number = () => Date.now() / 1000,
   newEventId: () => string = randomEventId,
+  worthKeeping: (report: EarlyReport) => boolean = () => true,
 ): EarlyReports {
   let pending: EarlyReport[] = [];
   let receiver: ReportReceiver | undefined;
@@ -78,9 +89,14 @@ export function recordEarlyReports(
   const listeners: Array<(report: EarlyReport) => void> = [];
 
   const add = (report: EarlyReport) => {
+    // The SDK, once it has taken over, applies its own filters.
+    if (receiver) {
+      receiver.receive(report);
+      return;
+    }
+    if (!worthKeeping(report)) return;
     for (const listener of listeners) listener(report);
-    if (receiver) receiver.receive(report);
-    else if (pending.length < REPORT_QUEUE_SIZE) pending.push(report);
+    if (pending.length < REPORT_QUEUE_SIZE) pending.push(report);
   };
   const onError = (event: Event) => add({ kind: 'error', event: event as ErrorEvent, at: now() });
   const onRejection = (event: Event) =>
@@ -136,7 +152,7 @@ let pageReports: EarlyReports | undefined;
  * `window.__earlyReports`, so that browser tests can tell that the page is listening.
  */
 export function startEarlyReports(page: Window): EarlyReports {
-  pageReports ??= recordEarlyReports(page);
+  pageReports ??= recordEarlyReports(page, undefined, undefined, isWorthSending);
   Reflect.set(page, '__earlyReports', pageReports);
   return pageReports;
 }

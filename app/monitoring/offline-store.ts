@@ -7,18 +7,22 @@
 export const OFFLINE_DATABASE = 'sentry-offline';
 export const OFFLINE_STORE = 'queue';
 
-export async function offlineStoreHasEnvelopes(
-  databases: IDBFactory | undefined = globalThis.indexedDB,
-): Promise<boolean> {
-  if (!databases) return false;
+export async function offlineStoreHasEnvelopes(factory?: IDBFactory): Promise<boolean> {
   try {
+    // Read inside the `try`: where storage is blocked, reading it can throw.
+    const databases = factory ?? globalThis.indexedDB;
+    if (!databases) return false;
     // Opening a database that does not exist would create it empty, without the store, and the
     // SDK, which creates the store only when it creates the database, could then store nothing.
     // Where the browser cannot list its databases, the SDK looks instead.
     if (typeof databases.databases !== 'function') return true;
     const existing = await databases.databases();
     if (!existing.some((database) => database.name === OFFLINE_DATABASE)) return false;
-    const database = await requested(databases.open(OFFLINE_DATABASE));
+    const opening = databases.open(OFFLINE_DATABASE);
+    // Deleted since it was listed (site data cleared, another tab): opening would create it
+    // empty. Aborting the upgrade removes it again, and the open fails.
+    opening.onupgradeneeded = () => opening.transaction?.abort();
+    const database = await requested(opening);
     try {
       if (!database.objectStoreNames.contains(OFFLINE_STORE)) return false;
       const store = database.transaction(OFFLINE_STORE, 'readonly').objectStore(OFFLINE_STORE);

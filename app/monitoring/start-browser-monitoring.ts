@@ -11,7 +11,7 @@
  */
 import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
-import { earlyEnvelopes, isWorthSending, sessionEnvelope } from './early-envelope';
+import { earlyEnvelopes, sessionEnvelope } from './early-envelope';
 import { type EarlyReport, type EarlyReports, randomEventId } from './early-reports';
 import type { PageView } from './late-sdk';
 import { offlineStoreHasEnvelopes } from './offline-store';
@@ -69,7 +69,12 @@ export function startBrowserMonitoring(
     )
     .then(([late, tracing, spotlight]) => {
       late.startSentry(config, early, page, () => spotlight?.startSpotlight(config));
-      tracing?.startTracing(router, pageLoad);
+      try {
+        tracing?.startTracing(router, pageLoad);
+      } catch (error) {
+        // The SDK runs: only this page view's traces are lost.
+        tracingDidNotLoad(error);
+      }
     })
     .catch((error: unknown) => {
       console.warn('[monitoring] the Sentry SDK did not load; errors are sent without it', error);
@@ -87,9 +92,8 @@ export function startBrowserMonitoring(
 function whenSdkNeeded(page: PageView, early: EarlyReports): Promise<void> {
   if (page.traced) return Promise.resolve();
   return new Promise((resolve) => {
-    early.onReport((report) => {
-      if (isWorthSending(report)) resolve();
-    });
+    // The recorder keeps only reports worth sending (early-reports.ts): each one is a reason.
+    early.onReport(() => resolve());
     void offlineStoreHasEnvelopes().then((leftovers) => {
       if (leftovers) resolve();
     });
@@ -97,7 +101,7 @@ function whenSdkNeeded(page: PageView, early: EarlyReports): Promise<void> {
 }
 
 function tracingDidNotLoad(error: unknown): undefined {
-  console.warn('[monitoring] tracing did not load; this page view is not traced', error);
+  console.warn('[monitoring] tracing did not start; this page view is not traced', error);
   return undefined;
 }
 

@@ -93,6 +93,17 @@ test('noise does not load the SDK: a ResizeObserver loop notice', async ({ page 
   expect(chunks.toSorted()).toEqual(['late-sdk', 'vendor-sentry']);
 });
 
+test('a flood of noise first does not crowd out the real error after it', async ({ page }) => {
+  await openHydrated(page);
+  await page.evaluate(() => {
+    const message = 'ResizeObserver loop completed with undelivered notifications.';
+    // More than the 64 places the page keeps while the SDK is not there.
+    for (let n = 0; n < 100; n++) window.dispatchEvent(new ErrorEvent('error', { message }));
+  });
+  await throwInPage(page, 'real, after 100 notices');
+  await expect.poll(() => errorMessages(app.ingest.received)).toEqual(['real, after 100 notices']);
+});
+
 test('noise alone loads nothing', async ({ page }) => {
   const chunks = watchSdkChunks(page);
   await openHydrated(page);

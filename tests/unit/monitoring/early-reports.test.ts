@@ -83,6 +83,25 @@ describe('recordEarlyReports', () => {
     expect(reports.pendingCount()).toBe(2);
   });
 
+  it('keeps only what is worth keeping: noise never takes one of the places', () => {
+    const page = new EventTarget();
+    const isNoise = (report: EarlyReport) => report.kind === 'message';
+    const reports = recordEarlyReports(page, undefined, undefined, (report) => !isNoise(report));
+    const heard: string[] = [];
+    reports.onReport((report) => heard.push(report.kind));
+    for (let n = 0; n < REPORT_QUEUE_SIZE + 10; n++) {
+      reports.captureMessage('ResizeObserver loop limit exceeded', { level: 'error' });
+    }
+    reports.captureException(new Error('real'), MECHANISM);
+    expect(reports.pendingCount()).toBe(1);
+    expect(heard).toEqual(['exception']);
+    // Once a receiver has taken over, everything goes to it: it filters for itself.
+    const received: string[] = [];
+    reports.handOver({ receive: (report) => received.push(report.kind) }, true);
+    reports.captureMessage('ResizeObserver loop limit exceeded', { level: 'error' });
+    expect(received).toEqual(['exception', 'message']);
+  });
+
   it('makes event ids as Sentry writes them', () => {
     expect(randomEventId()).toMatch(/^[0-9a-f]{32}$/);
     expect(randomEventId()).not.toBe(randomEventId());
