@@ -15,8 +15,9 @@ import { clientChunks } from '#tests/support/client-build';
 const SDK_MARKERS = [
   // The integration behind window.onerror: the early recorder only names its mechanism.
   'GlobalHandlers',
-  // The offline store creating its IndexedDB store: the page's own look never creates one.
-  'onupgradeneeded',
+  // The offline store creating its IndexedDB store: the page's own look (offline-store.ts)
+  // never creates one.
+  'createObjectStore',
 ];
 
 /** Strings only tracing carries (checked to be in `sentry-tracing` below). */
