@@ -166,8 +166,9 @@ test('envelopes an earlier visit left in the offline store load the SDK, which s
     .poll(() =>
       page.evaluate(
         ({ database, store }) =>
-          new Promise<number>((resolve) => {
+          new Promise<number>((resolve, reject) => {
             const open = indexedDB.open(database);
+            open.onerror = () => reject(open.error);
             open.onsuccess = () => {
               const count = open.result.transaction(store).objectStore(store).count();
               count.onsuccess = () => {
