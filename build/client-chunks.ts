@@ -19,12 +19,13 @@ const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 /**
- * The SDK's modules (@sentry/* 11.12) that only tracing needs: what rollup
- * itself puts in the lazily imported chunk when left to choose, listed because rollup, left to
- * choose, would also mix them with our own code (and a chunk's name says whether its frames are
- * ours, app/monitoring/in-app.ts). A module listed here that the errors-only part needs would
- * make `vendor-sentry` import `sentry-tracing` for every page that loads the SDK, and one missing stays in
- * `vendor-sentry`: tests/http/pre-hydration-scripts.test.ts checks both after an SDK upgrade.
+ * The SDK's modules (@sentry/* 11.12) that only tracing needs: what rollup itself puts in the
+ * lazily imported chunk when left to choose, listed because rollup, left to choose, would also
+ * mix them with our own code (and a chunk's name says whether its frames are ours,
+ * app/monitoring/in-app.ts). A module listed here that the errors-only part needs would make
+ * `vendor-sentry` import `sentry-tracing` on every page that loads the SDK, and one missing
+ * stays in `vendor-sentry`: tests/http/pre-hydration-scripts.test.ts checks both after an SDK
+ * upgrade.
  */
 const SENTRY_TRACING_MODULES: readonly RegExp[] = [
   /\/@sentry\/react\/build\/esm\/tanstackrouter\.js$/,
