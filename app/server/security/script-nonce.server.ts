@@ -12,13 +12,50 @@
 
 import { Transform } from 'node:stream';
 
-const OPEN = Buffer.from('<script');
-const CLOSE = Buffer.from('</script');
-/** Longest tail that could be the start of a split `<script` or `</script`. */
-const CARRY = CLOSE.length - 1;
+const OPEN = '<script';
+const CLOSE = '</script';
+const OPEN_BYTES = Buffer.from(OPEN);
+const CLOSE_BYTES = Buffer.from(CLOSE);
+
+interface Scan {
+  /** Where a nonce goes: just after each `<script` that is a tag. */
+  tagEnds: number[];
+  /** How much of the input is decided; the rest may be the start of a tag split in two. */
+  settled: number;
+  /** Whether the input ends inside a script (where only `</script` matters). */
+  inScript: boolean;
+}
 
 /**
- * A scanner over one stream of HTML, fed in pieces: returns each piece rewritten, keeping back
+ * The one scan both rewrites use: outside a script `<script` followed by a tag end is a tag,
+ * inside one only `</script` counts. `final`: no piece follows, so nothing is held back.
+ */
+function scanScriptTags(input: string | Buffer, inScript: boolean, final: boolean): Scan {
+  const text = typeof input === 'string';
+  const tagEnds: number[] = [];
+  let at = 0;
+  for (;;) {
+    const needle = inScript ? CLOSE : OPEN;
+    const found = text
+      ? input.indexOf(needle, at)
+      : input.indexOf(inScript ? CLOSE_BYTES : OPEN_BYTES, at);
+    if (found === -1) break;
+    const end = found + needle.length;
+    // `<script` at the very end: whether it is a tag depends on the next byte.
+    if (end >= input.length && !final) return { tagEnds, settled: found, inScript };
+    if (inScript) inScript = false;
+    else if (isTagEnd(text ? input.charCodeAt(end) : input[end])) {
+      inScript = true;
+      tagEnds.push(end);
+    }
+    at = end;
+  }
+  const keep = final ? 0 : partialTail(input, at, inScript ? CLOSE : OPEN);
+  return { tagEnds, settled: input.length - keep, inScript };
+}
+
+/**
+ * A rewriter over one stream of HTML, fed in pieces: returns each piece rewritten, keeping back
  * (and carrying into the next piece) a tail that may be the start of a tag.
  */
 function nonceRewriter(nonce: string): (input: Buffer, final: boolean) => Buffer {
@@ -26,43 +63,20 @@ function nonceRewriter(nonce: string): (input: Buffer, final: boolean) => Buffer
   let inScript = false;
   let carried: Buffer | undefined;
 
-  const rewrite = (piece: Buffer, final: boolean): Buffer[] => {
+  return (piece, final) => {
     const input = carried ? Buffer.concat([carried, piece]) : piece;
-    carried = undefined;
-    const out: Buffer[] = [];
+    const scan = scanScriptTags(input, inScript, final);
+    inScript = scan.inScript;
+    carried = scan.settled < input.length ? input.subarray(scan.settled) : undefined;
+    if (scan.tagEnds.length === 0) return input.subarray(0, scan.settled);
+    const parts: Buffer[] = [];
     let at = 0;
-    for (;;) {
-      const needle = inScript ? CLOSE : OPEN;
-      const found = input.indexOf(needle, at);
-      if (found === -1) break;
-      const end = found + needle.length;
-      if (end >= input.length && !final) {
-        // `<script` at the very end: whether it is a tag depends on the next byte.
-        out.push(input.subarray(at, found));
-        carried = input.subarray(found);
-        return out;
-      }
-      if (inScript) {
-        inScript = false;
-        out.push(input.subarray(at, end));
-      } else if (isTagEnd(input[end])) {
-        inScript = true;
-        out.push(input.subarray(at, end), attribute);
-      } else {
-        out.push(input.subarray(at, end));
-      }
+    for (const end of scan.tagEnds) {
+      parts.push(input.subarray(at, end), attribute);
       at = end;
     }
-    // Keep back a tail that might be the beginning of the next tag.
-    const keep = final ? 0 : partialTail(input, at, inScript ? CLOSE : OPEN);
-    out.push(input.subarray(at, input.length - keep));
-    carried = keep > 0 ? input.subarray(input.length - keep) : undefined;
-    return out;
-  };
-
-  return (piece, final) => {
-    const parts = rewrite(piece, final);
-    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    parts.push(input.subarray(at, scan.settled));
+    return Buffer.concat(parts);
   };
 }
 
@@ -89,36 +103,32 @@ export function scriptNonceTransform(nonce: string): Transform {
  * scripts: the same scan as the stream's, on the string, which needs no copy into a Buffer.
  */
 export function withScriptNonce(html: string, nonce: string): string {
+  const { tagEnds } = scanScriptTags(html, false, true);
+  if (tagEnds.length === 0) return html;
   let out = '';
   let at = 0;
-  let inScript = false;
-  for (;;) {
-    const needle = inScript ? '</script' : '<script';
-    const found = html.indexOf(needle, at);
-    if (found === -1) break;
-    const end = found + needle.length;
-    out += html.slice(at, end);
-    if (inScript) inScript = false;
-    else if (isTagEnd(html.charCodeAt(end))) {
-      inScript = true;
-      out += ` nonce="${nonce}"`;
-    }
+  for (const end of tagEnds) {
+    out += `${html.slice(at, end)} nonce="${nonce}"`;
     at = end;
   }
-  return at === 0 ? html : out + html.slice(at);
+  return out + html.slice(at);
 }
 
 /** `<script` is a tag when a space, `>`, `/` or a line break follows (not `<scripts`). */
-function isTagEnd(byte: number | undefined): boolean {
+function isTagEnd(code: number | undefined): boolean {
   // charCodeAt past the end is NaN, a Buffer index past it undefined: neither ends a tag.
-  return byte === 0x20 || byte === 0x3e || byte === 0x2f || byte === 0x0a || byte === 0x09;
+  return code === 0x20 || code === 0x3e || code === 0x2f || code === 0x0a || code === 0x09;
 }
 
-/** How many bytes at the end of input[from..] are a proper prefix of needle. */
-function partialTail(input: Buffer, from: number, needle: Buffer): number {
-  const max = Math.min(CARRY, needle.length - 1, input.length - from);
+/** How many characters at the end of input[from..] are a proper prefix of needle. */
+function partialTail(input: string | Buffer, from: number, needle: string): number {
+  const max = Math.min(needle.length - 1, input.length - from);
   for (let length = max; length > 0; length--) {
-    if (input.compare(needle, 0, length, input.length - length) === 0) return length;
+    const tail =
+      typeof input === 'string'
+        ? input.slice(input.length - length)
+        : input.toString('latin1', input.length - length);
+    if (needle.startsWith(tail)) return length;
   }
   return 0;
 }
