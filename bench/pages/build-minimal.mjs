@@ -17,6 +17,8 @@ const SHARED_INPUTS = [
   'package-lock.json',
   'app/server/health/runtime-health.server.ts',
   'app/server/process-shared.server.ts',
+  'app/styles/app.css',
+  'public/favicon.svg',
 ];
 
 function whyBuild() {

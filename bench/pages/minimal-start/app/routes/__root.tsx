@@ -1,4 +1,6 @@
 import { createRootRoute, HeadContent, Link, Outlet, Scripts } from '@tanstack/react-router';
+// The app's own stylesheet and favicon (public is the app's too, app.config.ts).
+import appCss from '../../../../../app/styles/app.css?url';
 
 // The app's document without monitoring: the same head and navigation, no loader, no config.
 export const Route = createRootRoute({
@@ -7,6 +9,10 @@ export const Route = createRootRoute({
       { charSet: 'utf-8' },
       { name: 'viewport', content: 'width=device-width, initial-scale=1' },
       { title: 'Start Monitoring' },
+    ],
+    links: [
+      { rel: 'stylesheet', href: appCss },
+      { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' },
     ],
   }),
   component: RootComponent,
