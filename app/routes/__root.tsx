@@ -7,6 +7,7 @@ import {
 } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { ErrorFallback } from '#app/components/ErrorFallback';
+import { InboxNavLink } from '#app/components/InboxNavLink';
 import { NotFound } from '#app/components/NotFound';
 import { SiteConfigScript } from '#app/components/SiteConfigScript';
 import { useSiteConfig } from '#app/components/use-site-config';
@@ -62,7 +63,7 @@ function RootDocument({ children }: { children: ReactNode }) {
           </Link>
           <Link to="/about">How errors are handled</Link>
           {site?.links.examplePage ? <Link to="/sentry-example-page">Example page</Link> : null}
-          {site?.links.errorInbox ? <Link to="/errors">Error inbox</Link> : null}
+          {site?.links.errorInbox ? <InboxNavLink /> : null}
         </nav>
         {children}
         <Scripts />

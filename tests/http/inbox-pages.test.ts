@@ -75,6 +75,18 @@ describe('local inbox mode', () => {
     expect(html).toContain(`href="/errors/${NEW_ID}"`);
   });
 
+  it("marks the navigation's inbox link current on the inbox's pages, and only there", async () => {
+    const inboxLink = async (path: string) => {
+      const html = await (await fetch(`${server.url}${path}`)).text();
+      const link = html.match(/<a [^>]*href="\/errors"[^>]*>Error inbox<\/a>/)?.[0];
+      expect(link, path).toBeDefined();
+      return link;
+    };
+    expect(await inboxLink('/errors')).toContain('aria-current="page"');
+    expect(await inboxLink(`/errors/${NEW_ID}`)).toContain('aria-current="page"');
+    expect(await inboxLink('/about')).not.toContain('aria-current');
+  });
+
   it('renders a hostile message as text, never as markup', async () => {
     const html = await (await fetch(`${server.url}/errors`)).text();
     expect(html).toContain('&lt;script&gt;window.__pwned=1&lt;/script&gt;');

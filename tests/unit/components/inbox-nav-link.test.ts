@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { isInboxPath } from '#app/components/InboxNavLink';
+
+describe('isInboxPath: where the navigation marks the inbox link current', () => {
+  it.each([
+    ['/errors', true],
+    ['/errors/', true],
+    ['/errors/0123456789abcdef0123456789abcdef', true],
+    ['/errors/sign-in', true],
+    ['/errorsx', false],
+    ['/about', false],
+    ['/', false],
+    ['/sentry-example-page/errors', false],
+  ])('%s → %s', (pathname, expected) => {
+    expect(isInboxPath(pathname)).toBe(expected);
+  });
+});
