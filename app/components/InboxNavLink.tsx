@@ -12,7 +12,7 @@ export function isInboxPath(pathname: string): boolean {
  * The navigation's link to the local error inbox, as a plain document link rather than a
  * router `Link`: Router 1.120 spends about 0.07 ms of server CPU on each `Link` it renders
  * (`buildLocation` and a thrown `URL` parse), and this link, the one monitoring adds to every
- * page, should cost the pages nothing. Opening the inbox loads a document (decision 0960).
+ * page, should cost the pages nothing. Opening the inbox loads a document (decision 0860).
  * Marked active the way `Link` marks the others, so the navigation looks the same.
  */
 export function InboxNavLink() {
