@@ -19,7 +19,14 @@ export const adoptedSessionIntegration = defineIntegration((page: PageSession) =
   name: 'BrowserSession',
   setupOnce() {
     const session = startSession({ ignoreDuration: true });
-    updateSession(session, { sid: page.sid, started: page.started, init: false });
+    // As the page left it: errors sent without the SDK already count (start-browser-monitoring.ts).
+    updateSession(session, {
+      sid: page.sid,
+      started: page.started,
+      init: false,
+      status: page.status,
+      errors: page.errors,
+    });
     const isolationScope = getIsolationScope();
     let user = isolationScope.getUser();
     isolationScope.addScopeListener((scope) => {

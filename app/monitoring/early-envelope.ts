@@ -72,29 +72,35 @@ const NO_CONTEXT: EnvelopeContext = {
   newEventId: () => '',
 };
 
-/** The page's release-health session: `started` in seconds since the epoch. */
+/**
+ * The page's release-health session: `started` in seconds since the epoch; `status` and `errors`
+ * as they stand, kept up to date by whoever reports for the page (early envelopes, then the SDK).
+ */
 export interface PageSession {
   sid: string;
   started: number;
+  status: 'ok' | 'unhandled';
+  errors: number;
 }
 
 /**
- * The session's first envelope, as the SDK's browserSession integration sends it (one session a
- * page load, its duration not tracked): `init`, status `ok`, no errors. The SDK, if it loads,
- * continues the same session (adopted-session.ts), marking it errored or crashed.
+ * A session envelope, as the SDK's browserSession integration and client send it (one session a
+ * page load, its duration not tracked). With `init`, the session's first envelope: at hydration,
+ * `ok` and no errors; the SDK, if it loads, continues the same session (adopted-session.ts).
  */
 export function sessionEnvelope(
   session: PageSession,
   context: Pick<EnvelopeContext, 'dsn' | 'environment' | 'release' | 'userAgent' | 'sentAt'>,
+  init = true,
 ): string {
   const header = { sent_at: context.sentAt.toISOString(), dsn: context.dsn, sdk: SDK };
   const item = {
     sid: session.sid,
-    init: true,
+    init,
     started: new Date(session.started * 1000).toISOString(),
     timestamp: context.sentAt.toISOString(),
-    status: 'ok',
-    errors: 0,
+    status: session.status,
+    errors: session.errors,
     attrs: {
       release: context.release,
       environment: context.environment,
@@ -104,6 +110,35 @@ export function sessionEnvelope(
   return [JSON.stringify(header), JSON.stringify({ type: 'session' }), JSON.stringify(item)].join(
     '\n',
   );
+}
+
+/**
+ * The session once these reports are sent, when the SDK would send an update for them, else
+ * undefined. As the SDK's client does it (`_updateSessionFromEvent` in @sentry/core): only while
+ * the session is `ok`, at its first error and at its first unhandled one (an uncaught error, an
+ * unhandled rejection), which the browser SDK marks `unhandled`. Noise counts for nothing: it is
+ * never sent.
+ */
+export function sessionAfter(
+  session: PageSession,
+  reports: readonly EarlyReport[],
+): PageSession | undefined {
+  let next: PageSession | undefined;
+  for (const report of reports) {
+    const current = next ?? session;
+    if (current.status !== 'ok') break;
+    const event = eventOf(report, NO_CONTEXT);
+    if (!event) continue;
+    // Messages are not errors (and ours are never `fatal`, which the SDK counts as unhandled).
+    const values = (event.exception as { values: ExceptionValue[] } | undefined)?.values;
+    if (!values) continue;
+    const unhandled = values.some((value) => value.mechanism?.handled === false);
+    const status = unhandled ? 'unhandled' : current.status;
+    const errors = current.errors || 1;
+    if (status === current.status && errors === current.errors) continue;
+    next = { ...current, status, errors };
+  }
+  return next;
 }
 
 type EarlyEvent = Record<string, unknown> & { event_id: string };

@@ -11,7 +11,7 @@
  */
 import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
-import { earlyEnvelopes, sessionEnvelope } from './early-envelope';
+import { earlyEnvelopes, type PageSession, sessionAfter, sessionEnvelope } from './early-envelope';
 import { type EarlyReport, type EarlyReports, randomEventId } from './early-reports';
 import type { PageView } from './late-sdk';
 import { offlineStoreHasEnvelopes } from './offline-store';
@@ -39,12 +39,12 @@ export function startBrowserMonitoring(
   }
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
-  const send = envelopeSender(config, tunnelUrlOf(dsn));
   const page: PageView = {
-    session: { sid: randomEventId(), started: Date.now() / 1000 },
+    session: { sid: randomEventId(), started: Date.now() / 1000, status: 'ok', errors: 0 },
     // Below 1, so a rate of 1 traces every page view and 0 none.
     traced: Math.random() < config.tracesSampleRate,
   };
+  const send = envelopeSender(config, tunnelUrlOf(dsn), page.session);
   const pageLoad = router.state.location;
   const needed = whenSdkNeeded(page, early);
   const hydrated = whenPageHydrated(router, shellHydrated);
@@ -57,7 +57,7 @@ export function startBrowserMonitoring(
   Promise.race([hydrated, deadline])
     .then(() => {
       // Sent as the SDK would send it, once the page is ready, whether the SDK ever comes or not.
-      send.session(page);
+      send.sessionStart();
       return needed;
     })
     .then(() =>
@@ -105,8 +105,12 @@ function tracingDidNotLoad(error: unknown): undefined {
   return undefined;
 }
 
-/** Sends envelopes to the tunnel without the SDK, in requests that outlive the page. */
-function envelopeSender(config: PublicConfig, tunnel: string) {
+/**
+ * Sends envelopes to the tunnel without the SDK, in requests that outlive the page, and keeps
+ * the page's session up to date with what it sends, as the SDK would with what it captures.
+ */
+function envelopeSender(config: PublicConfig, tunnel: string, session: PageSession) {
+  let started = false;
   const context = () => ({
     dsn: config.dsn,
     environment: config.environment,
@@ -114,6 +118,10 @@ function envelopeSender(config: PublicConfig, tunnel: string) {
     userAgent: navigator.userAgent,
     sentAt: new Date(),
   });
+  const sendSession = (post: (body: string) => void) => {
+    post(sessionEnvelope(session, context(), !started));
+    started = true;
+  };
   return {
     reports(reports: EarlyReport[]) {
       const envelopes = earlyEnvelopes(reports, {
@@ -122,13 +130,23 @@ function envelopeSender(config: PublicConfig, tunnel: string) {
         newEventId: randomEventId,
       });
       for (const envelope of envelopes) navigator.sendBeacon(tunnel, envelope);
+      // An uncaught error marks the session `unhandled` here too, or the page's crash would
+      // count as a healthy session whenever the SDK never came.
+      const next = sessionAfter(session, reports);
+      if (next) {
+        Object.assign(session, next);
+        sendSession((body) => navigator.sendBeacon(tunnel, body));
+      }
     },
     // With `fetch`, which the SDK's tracing does not list as a resource of the page load (it
-    // traces fetches itself, and this one starts before it), where a beacon would be.
-    session(page: PageView) {
-      const body = sessionEnvelope(page.session, context());
-      fetch(tunnel, { method: 'POST', body, keepalive: true }).catch(() => {
-        // Offline or blocked: the session is lost, as the SDK's would be without a store.
+    // traces fetches itself, and this one starts before it), where a beacon would be. Skipped
+    // when a report sent as the tab closed before hydration has started the session already.
+    sessionStart() {
+      if (started) return;
+      sendSession((body) => {
+        fetch(tunnel, { method: 'POST', body, keepalive: true }).catch(() => {
+          // Offline or blocked: the session is lost, as the SDK's would be without a store.
+        });
       });
     },
   };

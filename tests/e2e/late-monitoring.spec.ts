@@ -14,6 +14,7 @@ import {
   errorEvents,
   errorMessages,
   parseEnvelope,
+  sessionUpdates,
   spans,
 } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
@@ -187,6 +188,8 @@ test('when the SDK cannot be loaded, errors still go out, without it', async ({ 
   await expect
     .poll(() => errorMessages(app.ingest.received))
     .toContain('thrown while the SDK fails to load');
+  // The page's session goes unhandled with the first uncaught error, as the SDK's would.
+  await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
   // And what is thrown later, too.
   await throwInPage(page, 'thrown after the SDK failed to load');
   await expect
@@ -198,6 +201,12 @@ test('when the SDK cannot be loaded, errors still go out, without it', async ({ 
   );
   expect(event?.type).toBe('Error');
   expect(event?.frames.length).toBeGreaterThan(0);
+  // Once: a session already unhandled is not sent again.
+  const [started, ...updates] = sessionUpdates(app.ingest.received);
+  expect(started).toMatchObject({ init: true, status: 'ok', errors: 0 });
+  expect(updates).toEqual([
+    expect.objectContaining({ sid: started?.sid, init: false, status: 'unhandled', errors: 1 }),
+  ]);
 });
 
 test('an error thrown before the SDK arrives is delivered when the visitor leaves first', async ({
@@ -225,6 +234,10 @@ test('an error thrown before the SDK arrives is delivered when the visitor leave
   const [event] = errorEvents(app.ingest.received);
   expect(event?.frames.at(-1)?.function).toBe('throwsBeforeLeaving');
   expect(event?.mechanism).toBe('auto.browser.global_handlers.onerror');
+  // The crash counts in release health although the SDK never came.
+  await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
+  const [started, ended] = sessionUpdates(app.ingest.received);
+  expect(ended).toMatchObject({ sid: started?.sid, init: false, status: 'unhandled', errors: 1 });
   late.release('fail');
 });
 

@@ -79,7 +79,10 @@ describe('local inbox mode', () => {
       { ...context, url: 'http://127.0.0.1/about', newEventId: eventId },
     );
     const sid = eventId();
-    const session = sessionEnvelope({ sid, started: Date.now() / 1000 }, context);
+    const session = sessionEnvelope(
+      { sid, started: Date.now() / 1000, status: 'ok', errors: 0 },
+      context,
+    );
     for (const body of [event ?? '', session]) {
       const answer = await send(`${server.url}/monitoring?o=0&p=1`, {
         body: Buffer.from(body),

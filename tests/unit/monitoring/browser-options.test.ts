@@ -14,7 +14,7 @@ import type { PublicConfig } from '#app/monitoring/public-config';
 const offlineTransport: BrowserTransportFactory = () =>
   makeFetchTransport({ url: '', recordDroppedEvent: () => {} });
 
-const SESSION = { sid: 'a'.repeat(32), started: 1_700_000_000 };
+const SESSION = { sid: 'a'.repeat(32), started: 1_700_000_000, status: 'ok' as const, errors: 0 };
 
 const config: PublicConfig = {
   dsn: 'https://abc@o123.ingest.us.sentry.io/456',

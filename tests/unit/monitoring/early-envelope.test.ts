@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   earlyEnvelopes,
   isWorthSending,
+  type PageSession,
   parseStack,
+  sessionAfter,
   sessionEnvelope,
 } from '#app/monitoring/early-envelope';
 import type { EarlyReport } from '#app/monitoring/early-reports';
@@ -202,7 +204,12 @@ describe('isWorthSending: whether a report makes the page load the SDK', () => {
 
 describe('sessionEnvelope', () => {
   it("starts the page's session as the SDK would: init, ok, no errors, with release and browser", () => {
-    const session = { sid: 'a'.repeat(32), started: 1_795_000_000.5 };
+    const session = {
+      sid: 'a'.repeat(32),
+      started: 1_795_000_000.5,
+      status: 'ok' as const,
+      errors: 0,
+    };
     const { header, item, event } = parsed(sessionEnvelope(session, context));
     expect(header).toEqual({
       sent_at: '2026-11-23T10:00:00.000Z',
@@ -219,5 +226,90 @@ describe('sessionEnvelope', () => {
       errors: 0,
       attrs: { release: 'app@1.0.0', environment: 'production', user_agent: 'Chromium' },
     });
+  });
+});
+
+describe('sessionEnvelope, later', () => {
+  it('updates the same session without init, with its status and errors as they stand', () => {
+    const session = {
+      sid: 'b'.repeat(32),
+      started: 1_795_000_000,
+      status: 'unhandled' as const,
+      errors: 1,
+    };
+    const { event } = parsed(sessionEnvelope(session, context, false));
+    expect(event).toMatchObject({ sid: session.sid, init: false, status: 'unhandled', errors: 1 });
+  });
+});
+
+describe('sessionAfter: the update the SDK would send for what the page sends without it', () => {
+  const ok: PageSession = { sid: 'c'.repeat(32), started: 1_795_000_000, status: 'ok', errors: 0 };
+  const caught = (handled: boolean): EarlyReport => ({
+    kind: 'exception',
+    error: new Error('caught'),
+    mechanism: { type: 'auto.function.react.error_boundary', handled },
+    eventId: 'e'.repeat(32),
+    at,
+  });
+  const rejection: EarlyReport = {
+    kind: 'rejection',
+    event: { reason: new Error('rejected') } as PromiseRejectionEvent,
+    at,
+  };
+  const message = (level: 'info' | 'error'): EarlyReport => ({
+    kind: 'message',
+    message: 'said',
+    context: { level },
+    eventId: 'd'.repeat(32),
+    at,
+  });
+  const noise = uncaught(
+    undefined,
+    'ResizeObserver loop completed with undelivered notifications.',
+  );
+
+  it.each<[string, PageSession, EarlyReport[], Pick<PageSession, 'status' | 'errors'> | undefined]>(
+    [
+      [
+        'an uncaught error: unhandled',
+        ok,
+        [uncaught(new Error('boom'))],
+        { status: 'unhandled', errors: 1 },
+      ],
+      ['an unhandled rejection: unhandled', ok, [rejection], { status: 'unhandled', errors: 1 }],
+      ['a handled exception: errored, still ok', ok, [caught(true)], { status: 'ok', errors: 1 }],
+      [
+        'an exception the mechanism calls unhandled',
+        ok,
+        [caught(false)],
+        { status: 'unhandled', errors: 1 },
+      ],
+      ['a message at error level: no error, no update', ok, [message('error')], undefined],
+      ['noise: nothing', ok, [noise], undefined],
+      ['nothing sent: nothing', ok, [], undefined],
+      ['a second handled error: no update', { ...ok, errors: 1 }, [caught(true)], undefined],
+      [
+        'an uncaught error after a handled one',
+        { ...ok, errors: 1 },
+        [uncaught(new Error('boom'))],
+        { status: 'unhandled', errors: 1 },
+      ],
+      [
+        'anything once unhandled: no update',
+        { ...ok, status: 'unhandled', errors: 1 },
+        [uncaught(new Error('boom'))],
+        undefined,
+      ],
+      [
+        'a handled, then an uncaught error, at once',
+        ok,
+        [caught(true), uncaught(new Error('boom'))],
+        { status: 'unhandled', errors: 1 },
+      ],
+    ],
+  )('%s', (_name, session, reports, expected) => {
+    const next = sessionAfter(session, reports);
+    expect(next && { status: next.status, errors: next.errors }).toEqual(expected);
+    if (next) expect(next.sid).toBe(session.sid);
   });
 });

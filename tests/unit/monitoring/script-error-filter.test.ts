@@ -21,9 +21,12 @@ function installedEventFilter(): { filter: Integration; client: Client } {
     makeFetchTransport,
     false,
   );
-  const filter = errorIntegrations({ sid: 'a'.repeat(32), started: 0 }).find(
-    (integration) => integration.name === 'EventFilters',
-  );
+  const filter = errorIntegrations({
+    sid: 'a'.repeat(32),
+    started: 0,
+    status: 'ok',
+    errors: 0,
+  }).find((integration) => integration.name === 'EventFilters');
   if (!filter?.processEvent) throw new Error('no EventFilters integration');
   const client = { getOptions: () => options } as unknown as Client;
   filter.setup?.(client);
