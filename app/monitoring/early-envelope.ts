@@ -74,7 +74,8 @@ const NO_CONTEXT: EnvelopeContext = {
 
 /**
  * The page's release-health session: `started` in seconds since the epoch; `status` and `errors`
- * as they stand, kept up to date by whoever reports for the page (early envelopes, then the SDK).
+ * as last sent without the SDK. The SDK, if it loads, starts from them and keeps its own copy
+ * (adopted-session.ts).
  */
 export interface PageSession {
   sid: string;
@@ -86,7 +87,8 @@ export interface PageSession {
 /**
  * A session envelope, as the SDK's browserSession integration and client send it (one session a
  * page load, its duration not tracked). With `init`, the session's first envelope: at hydration,
- * `ok` and no errors; the SDK, if it loads, continues the same session (adopted-session.ts).
+ * `ok` and no errors, unless the tab closes before that with an error to send, which then goes
+ * with it. The SDK, if it loads, continues the same session (adopted-session.ts).
  */
 export function sessionEnvelope(
   session: PageSession,

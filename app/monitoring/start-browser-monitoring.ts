@@ -118,35 +118,39 @@ function envelopeSender(config: PublicConfig, tunnel: string, session: PageSessi
     userAgent: navigator.userAgent,
     sentAt: new Date(),
   });
-  const sendSession = (post: (body: string) => void) => {
-    post(sessionEnvelope(session, context(), !started));
-    started = true;
+  /** Sends the session as `next` says, and whether the browser took the request. */
+  const sendSession = (next: PageSession, post: (body: string) => boolean): boolean => {
+    const taken = post(sessionEnvelope(next, context(), !started));
+    if (taken) started = true;
+    return taken;
   };
   return {
     reports(reports: EarlyReport[]) {
+      // An uncaught error marks the session `unhandled` here too, or the page's crash would
+      // count as a healthy session whenever the SDK never came. Sent first, as the SDK updates
+      // the session before it sends the event: the browser refuses beacons once 64 KiB are in
+      // flight, which a burst of events can reach. Kept only if the browser took it.
+      const next = sessionAfter(session, reports);
+      if (next && sendSession(next, (body) => navigator.sendBeacon(tunnel, body))) {
+        Object.assign(session, next);
+      }
       const envelopes = earlyEnvelopes(reports, {
         ...context(),
         url: location.href,
         newEventId: randomEventId,
       });
       for (const envelope of envelopes) navigator.sendBeacon(tunnel, envelope);
-      // An uncaught error marks the session `unhandled` here too, or the page's crash would
-      // count as a healthy session whenever the SDK never came.
-      const next = sessionAfter(session, reports);
-      if (next) {
-        Object.assign(session, next);
-        sendSession((body) => navigator.sendBeacon(tunnel, body));
-      }
     },
     // With `fetch`, which the SDK's tracing does not list as a resource of the page load (it
     // traces fetches itself, and this one starts before it), where a beacon would be. Skipped
     // when a report sent as the tab closed before hydration has started the session already.
     sessionStart() {
       if (started) return;
-      sendSession((body) => {
+      sendSession(session, (body) => {
         fetch(tunnel, { method: 'POST', body, keepalive: true }).catch(() => {
           // Offline or blocked: the session is lost, as the SDK's would be without a store.
         });
+        return true;
       });
     },
   };

@@ -241,6 +241,29 @@ test('an error thrown before the SDK arrives is delivered when the visitor leave
   late.release('fail');
 });
 
+test('the session still goes unhandled when the errors sent on leaving exceed what beacons may carry', async ({
+  page,
+}) => {
+  const late = await hydratedAboutWithSdkHeld(page);
+  // Twenty errors of 5 KB: more than the 64 KiB Chromium lets beacons have in flight at once.
+  await page.evaluate(() => {
+    for (let i = 0; i < 20; i++) {
+      setTimeout(() => {
+        throw new Error(`large error ${i} ${'x'.repeat(5_000)}`);
+      });
+    }
+  });
+  await expect.poll(() => pendingEarlyReports(page)).toBe(20);
+
+  await page.goto('about:blank');
+  await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
+  const [started, ended] = sessionUpdates(app.ingest.received);
+  expect(ended).toMatchObject({ sid: started?.sid, init: false, status: 'unhandled', errors: 1 });
+  // Some of the errors, the first ones, got through beside it.
+  await expect.poll(() => errorMessages(app.ingest.received).length).toBeGreaterThan(0);
+  late.release('fail');
+});
+
 test('when the page never hydrates, the late part loads at its deadline and the failure arrives', async ({
   page,
 }) => {
