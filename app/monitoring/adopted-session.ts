@@ -1,10 +1,10 @@
 /**
  * Release health when the SDK loads late, or never (decision 0950): the page starts its session
  * and sends it without the SDK (early-envelope.ts); the SDK, if it loads, continues that session
- * (same id, no second `init`), so that an error counts, and an uncaught one marks it
- * `unhandled`, as the browser SDK does. In place of the
- * SDK's browserSession integration, whose default (one session a page load, sent once the page
- * is idle, again when the user changes) this keeps, minus the start.
+ * (same id, no second `init`), so that an error counts, and an uncaught one marks it `unhandled`,
+ * as the browser SDK does. In place of the SDK's browserSession integration, whose default (one
+ * session a page load, sent once the page is idle, again when the user changes) this keeps,
+ * minus the start.
  */
 import {
   captureSession,
