@@ -26,6 +26,7 @@ import { isVariantRequest } from '#app/server/compression/precompressed';
 import { serverConfig } from '#app/server/env.server';
 import { answerHealth } from '#app/server/health/health-endpoint.server';
 import { isHealthPath } from '#app/server/health/health-report';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   describeInboxAccess,
   describeMonitoring,
@@ -59,7 +60,6 @@ import {
   serverLimits,
 } from './server-limits';
 import { isShuttingDown } from './shutdown-state.server';
-import { throttledWarning } from './throttled-log';
 
 // Not a React hook: nitro's accessor for the app its plugins have set up.
 // biome-ignore lint/correctness/useHookAtTopLevel: a nitro runtime function named like a hook
@@ -82,7 +82,6 @@ const renders = createAdmission(
   performance.now.bind(performance),
   setImmediate,
 );
-const warnShed = throttledWarning(10_000, (line) => console.warn(line));
 
 const limits = serverLimits({
   descriptorLimit: readDescriptorLimit(),
@@ -204,7 +203,7 @@ function pathOf(url: string): string {
 
 /** A fast 503 before any rendering: the server is busy, not broken. */
 function shed(res: import('node:http').ServerResponse, why: string): void {
-  warnShed(`[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`);
+  warnLimited('page shed', `[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`);
   res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
   answerText(res, 503, 'The server is busy; try again in a moment.');
 }

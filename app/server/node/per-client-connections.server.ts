@@ -6,18 +6,18 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { throttledWarning } from './throttled-log';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 
 export function capConnectionsPerClient(server: Server, max: number): void {
   if (max <= 0) return;
   const open = new Map<string, number>();
-  const warn = throttledWarning(60_000, (line) => console.warn(line));
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const count = open.get(address) ?? 0;
     if (count >= max) {
       socket.destroy();
-      warn(
+      warnLimited(
+        'connection refused',
         `[server] refused a connection from ${address}: it holds ${max} already (MAX_CONNECTIONS_PER_CLIENT)`,
       );
       return;
