@@ -1,13 +1,23 @@
-import { createFileRoute, Link } from '@tanstack/react-router';
+import { createFileRoute, Link, notFound } from '@tanstack/react-router';
+import * as v from 'valibot';
 import { Breadcrumbs } from '#app/components/inbox/Breadcrumbs';
 import { EventFacts } from '#app/components/inbox/EventFacts';
 import { headline } from '#app/components/inbox/EventList';
 import { formatUtc } from '#app/components/inbox/format-time';
 import { StackTrace } from '#app/components/inbox/StackTrace';
-import { getInboxEvent } from '#app/server/inbox.functions';
+import { getInboxEvent, InboxEventInput } from '#app/server/inbox.functions';
+import { inboxPagesOnly } from './-inbox-only';
 
 export const Route = createFileRoute('/errors/$eventId')({
-  loader: ({ params }) => getInboxEvent({ data: { eventId: params.eventId } }),
+  // A method, not an arrow: a mapped stack names an arrow after its first parameter.
+  loader(match) {
+    inboxPagesOnly(match);
+    // An id no event can have (over-long, say) is the URL's fault: the not-found page, not a
+    // failed server-function call and a 500.
+    const input = v.safeParse(InboxEventInput, { eventId: match.params.eventId });
+    if (!input.success) throw notFound();
+    return getInboxEvent({ data: input.output });
+  },
   head: () => ({ meta: [{ title: 'Captured event · Start Monitoring' }] }),
   component: EventPage,
 });

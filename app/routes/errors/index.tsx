@@ -1,14 +1,18 @@
-import { createFileRoute, Link } from '@tanstack/react-router';
+import { createFileRoute, Link, notFound } from '@tanstack/react-router';
 import * as v from 'valibot';
 import { ClearInbox } from '#app/components/inbox/ClearInbox';
 import { countOf } from '#app/components/inbox/count-of';
 import { EventList } from '#app/components/inbox/EventList';
 import { useSiteConfig } from '#app/components/use-site-config';
-import { listInboxEvents } from '#app/server/inbox.functions';
+import { InboxPageInput, listInboxEvents } from '#app/server/inbox.functions';
+import { inboxPagesOnly } from './-inbox-only';
 
-// A bad search value is dropped rather than failing the page.
+/** What `page` becomes when it is not a page number the inbox could have (`?page=1e20`). */
+const NO_SUCH_PAGE = 0;
+
+// A bad `confirm` or `cleared` is dropped; a bad page number is the not-found page.
 const ErrorsSearch = v.object({
-  page: v.fallback(v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))), undefined),
+  page: v.optional(v.fallback(InboxPageInput.entries.page, NO_SUCH_PAGE)),
   confirm: v.fallback(v.optional(v.literal('clear')), undefined),
   cleared: v.fallback(v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))), undefined),
 });
@@ -16,7 +20,15 @@ const ErrorsSearch = v.object({
 export const Route = createFileRoute('/errors/')({
   validateSearch: ErrorsSearch,
   loaderDeps: ({ search }) => ({ page: search.page ?? 1 }),
-  loader: ({ deps }) => listInboxEvents({ data: { page: deps.page } }),
+  async loader(match) {
+    inboxPagesOnly(match);
+    const { page } = match.deps;
+    if (page === NO_SUCH_PAGE) throw notFound();
+    const inbox = await listInboxEvents({ data: { page } });
+    // Past the last page (the first always exists, empty or not).
+    if (inbox.page !== page) throw notFound();
+    return inbox;
+  },
   head: () => ({ meta: [{ title: 'Error inbox · Start Monitoring' }] }),
   component: ErrorInbox,
 });

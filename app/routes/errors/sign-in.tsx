@@ -1,6 +1,7 @@
 import { createFileRoute, Link, redirect } from '@tanstack/react-router';
 import * as v from 'valibot';
 import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.functions';
+import { inboxPagesOnly } from './-inbox-only';
 
 const SignInSearch = v.object({
   failed: v.fallback(v.optional(v.literal(1)), undefined),
@@ -8,7 +9,8 @@ const SignInSearch = v.object({
 
 export const Route = createFileRoute('/errors/sign-in')({
   validateSearch: SignInSearch,
-  loader: async () => {
+  async loader(match) {
+    inboxPagesOnly(match);
     const access = await getInboxAccess();
     if (access === 'allowed') throw redirect({ to: '/errors' });
     return { access };
