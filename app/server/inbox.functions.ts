@@ -6,6 +6,7 @@ import { notFound, redirect } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { serverConfig } from './env.server';
 import { stackForDetail, topFramesFor } from './inbox/event-stack.server';
 import { type LocalInbox, localInbox } from './inbox/inbox.server';
@@ -13,6 +14,7 @@ import { currentInboxAccess } from './inbox/inbox-access.server';
 import { type EventDetail, readEventDetail, type UnshownEvent } from './inbox/inbox-event';
 import { findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 import type { ExceptionView } from './inbox/stack-view';
+import { wellFormed } from './inbox/well-formed';
 import { clearRefusal } from './security/clear-inbox-guard';
 
 /**
@@ -47,7 +49,7 @@ export const listInboxEvents = createServerFn({ method: 'GET' })
       const topFrame = topFrames.get(entryIds.get(event.eventId) ?? '');
       return topFrame ? { ...event, topFrame } : event;
     });
-    return { ...page, events, inboxDir: inbox.dir };
+    return wellFormed({ ...page, events, inboxDir: inbox.dir });
   });
 
 // Any text up to a sane length: an id that names no event is a 404, not a failure.
@@ -71,13 +73,19 @@ export const getInboxEvent = createServerFn({ method: 'GET' })
     } catch (error) {
       // Reported to the log, not to the inbox: a failure stored there would be one more
       // entry each time the page is viewed.
-      console.warn(`[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`);
+      warnLimited(
+        'inbox entry unshown',
+        `[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`,
+      );
       return { eventId: data.eventId, unshown: true };
     }
     if (!read) throw notFound();
     const { exceptions, ...detail } = read.detail;
     // Resolved now, as the page is read; never throws (event-stack.server.ts).
-    return { ...detail, stack: await stackForDetail(inbox, entry.id, exceptions, read.event) };
+    return wellFormed({
+      ...detail,
+      stack: await stackForDetail(inbox, entry.id, exceptions, read.event),
+    });
   });
 
 /** The confirmation the clear form sends: without it nothing is deleted. */

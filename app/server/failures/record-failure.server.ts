@@ -2,6 +2,8 @@
  * The one place a server-side failure is handled: digest, one JSON log line, one report.
  * Callers get back a PublicServerError to throw or serialise in place of the original.
  */
+
+import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
@@ -41,7 +43,12 @@ export function recordFailure(
   if (!original || original.recorded) return;
   original.recorded = true;
   const full: FailureContext = { phase: original.phase, ...context };
-  console.error(failureLogLine(original.error, publicError.digest, full));
+  // Limited per digest: a request that trips one bug in a loop cannot fill the disk, and it
+  // cannot hide a different failure either.
+  errorLimited(
+    `failure ${publicError.digest}`,
+    failureLogLine(original.error, publicError.digest, full),
+  );
   reportServerFailure(original.error, publicError.digest, full);
 }
 

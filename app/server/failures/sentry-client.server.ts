@@ -6,6 +6,7 @@
 import { Scope } from '@sentry/core';
 import { ServerRuntimeClient } from '@sentry/core/server';
 import { serverConfig } from '#app/server/env.server';
+import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { reportingDsn } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
 import { spotlightIntegration } from '#app/server/spotlight/spotlight-integration.server';
@@ -61,7 +62,10 @@ export function reportServerFailure(error: unknown, digest: string, context: Fai
     );
   } catch (reportError) {
     // Reporting must never turn one failure into two; the JSON log line already has it.
-    console.error(`[monitoring] could not report failure ${digest}:`, reportError);
+    errorLimited(
+      'report failed',
+      `[monitoring] could not report failure ${digest}: ${reportError instanceof Error ? reportError.message : String(reportError)}`,
+    );
   }
 }
 

@@ -9,6 +9,7 @@
 import { isNotFound, isRedirect } from '@tanstack/react-router';
 import { createMiddleware, startSerializer } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   describeInvalidInput,
   invalidInputIssues,
@@ -28,7 +29,7 @@ export const serverFunctionFailures = createMiddleware().server(async ({ next, f
     const issues = overHttp ? invalidInputIssues(error) : undefined;
     if (issues) {
       const reason = describeInvalidInput(issues);
-      console.warn(refusalLogLine(400, reason, request.method, functionId));
+      warnLimited('server-fn 400', refusalLogLine(400, reason, request.method, functionId));
       throw new Response(reason, {
         status: 400,
         headers: { 'Content-Type': 'text/plain; charset=utf-8' },

@@ -19,8 +19,11 @@ export interface RateLimitedLogOptions {
   schedule?: (task: () => void, ms: number) => void;
 }
 
-/** Writes `line` unless its kind is over its budget for this window. */
-export type RateLimitedLog = (kind: string, line: string) => void;
+/**
+ * Writes `line` unless its kind is over its budget for this window: `linesPerWindow`, or
+ * `budget` for a kind that says enough in fewer lines (a shed page: one line an episode).
+ */
+export type RateLimitedLog = (kind: string, line: string, budget?: number) => void;
 
 interface KindWindow {
   startedAt: number;
@@ -44,13 +47,11 @@ export function createRateLimitedLog(options: RateLimitedLogOptions): RateLimite
     windows.delete(kind);
     if (window.suppressed > 0) {
       const seconds = Math.round(windowMs / 1000);
-      write(
-        `[log] suppressed ${window.suppressed} more "${kind}" lines in the last ${seconds} s (at most ${linesPerWindow} are written per ${seconds} s)`,
-      );
+      write(`[log] suppressed ${window.suppressed} more "${kind}" lines in the last ${seconds} s`);
     }
   };
 
-  return (kind, line) => {
+  return (kind, line, budget = linesPerWindow) => {
     const at = now();
     let window = windows.get(kind);
     if (window && at - window.startedAt >= windowMs) {
@@ -63,7 +64,7 @@ export function createRateLimitedLog(options: RateLimitedLogOptions): RateLimite
       schedule(() => close(kind, opened), windowMs);
       window = opened;
     }
-    if (window.written < linesPerWindow) {
+    if (window.written < budget) {
       window.written++;
       write(line);
     } else {
@@ -76,15 +77,24 @@ export function createRateLimitedLog(options: RateLimitedLogOptions): RateLimite
 export const LINES_PER_KIND_PER_MINUTE = 20;
 
 /**
- * The process's own limited warning log (stderr). Every line a request can cause goes through
- * it, with a fixed kind.
+ * The process's own limited logs on stderr: `warnLimited` for refusals, `errorLimited` for
+ * failures. Every line a request can cause goes through one of them, with a fixed kind.
  */
-export function warnLimited(kind: string, line: string): void {
-  processShared('rate-limited-warnings', () => ({
-    log: createRateLimitedLog({
-      linesPerWindow: LINES_PER_KIND_PER_MINUTE,
-      windowMs: 60_000,
-      write: (text) => console.warn(text),
-    }),
-  })).log(kind, line);
+export function warnLimited(kind: string, line: string, budget?: number): void {
+  processLogs().warn(kind, line, budget);
+}
+
+export function errorLimited(kind: string, line: string, budget?: number): void {
+  processLogs().error(kind, line, budget);
+}
+
+function processLogs(): { warn: RateLimitedLog; error: RateLimitedLog } {
+  return processShared('rate-limited-logs', () => {
+    const limited = (write: (text: string) => void) =>
+      createRateLimitedLog({ linesPerWindow: LINES_PER_KIND_PER_MINUTE, windowMs: 60_000, write });
+    return {
+      warn: limited((text) => console.warn(text)),
+      error: limited((text) => console.error(text)),
+    };
+  });
 }

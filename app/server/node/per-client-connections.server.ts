@@ -19,6 +19,8 @@ export function capConnectionsPerClient(server: Server, max: number): void {
       warnLimited(
         'connection refused',
         `[server] refused a connection from ${address}: it holds ${max} already (MAX_CONNECTIONS_PER_CLIENT)`,
+        // One line an episode, then the minute's summary: a client over its share retries fast.
+        1,
       );
       return;
     }

@@ -6,6 +6,7 @@
 import { createMiddleware } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import { serverConfig } from '#app/server/env.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { stateChangeRefusal } from './state-change-guard';
 
 export const stateChangeGuard = createMiddleware().server(async ({ next, functionId }) => {
@@ -21,7 +22,8 @@ export const stateChangeGuard = createMiddleware().server(async ({ next, functio
       serverConfig().allowedHosts,
     );
     if (refusal) {
-      console.warn(
+      warnLimited(
+        'server-fn 403',
         `[server-fn] 403 ${refusal}: ${request.method} ${functionId} with Host ${JSON.stringify(request.headers.get('host'))}`,
       );
       throw new Response(refusal, {

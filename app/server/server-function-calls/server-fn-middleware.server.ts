@@ -22,6 +22,7 @@ import {
   setResponseHeader,
   setResponseStatus,
 } from 'vinxi/http';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   type CallRefusal,
   isFormContentType,
@@ -53,7 +54,8 @@ async function answerUnusableCall(event: H3Event): Promise<void> {
   const refusal = await refusalOf(event);
   if (!refusal) return;
   const { method } = event.node.req;
-  console.warn(
+  warnLimited(
+    `server-fn ${refusal.status}`,
     refusalLogLine(refusal.status, refusal.reason, method, serverFunctionIdOf(requestPath(event))),
   );
   if (refusal.status === 405) setResponseHeader(event, 'allow', SERVER_FUNCTION_METHODS);

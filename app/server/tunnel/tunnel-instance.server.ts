@@ -1,12 +1,14 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
 import { serverConfig } from '#app/server/env.server';
-import { localInbox } from '#app/server/inbox/inbox.server';
+import { storeReport } from '#app/server/inbox/inbox.server';
 import { theInboxWriter } from '#app/server/inbox/inbox-writer.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
 import { createAllowList } from './allow-list';
 import { createByteBudget } from './byte-budget';
 import { createTunnel } from './tunnel.server';
+import { tunnelLogKind } from './tunnel-messages';
 import type { TunnelHandler } from './tunnel-options';
 import { createUpstream } from './upstream.server';
 
@@ -28,9 +30,13 @@ function createTheTunnel(): TunnelHandler {
     bodyTimeoutMs: config.tunnelBodyTimeoutMs,
     upstream: createUpstream(),
     // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
-    storeLocally: (envelope) => localInbox().append(envelope),
+    storeLocally: storeReport,
     localBuffer: createByteBudget(LOCAL_INBOX_BUFFER_BYTES),
-    log: (line) => console.warn(line),
+    // Every line is one a client can cause: at most 20 a minute per status, then a summary.
+    // DEBUG=tunnel asks for every line.
+    log: config.tunnelDebug
+      ? (line) => console.warn(line)
+      : (line) => warnLimited(tunnelLogKind(line), line),
     debug: config.tunnelDebug,
   });
   // The first report of a local inbox server should not wait for the writer thread to boot.

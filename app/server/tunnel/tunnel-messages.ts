@@ -9,6 +9,16 @@ export function tunnelLogLine(status: number, reason: string): string {
   return `[tunnel] ${status} ${reason}`;
 }
 
+/**
+ * The rate-limit kind of a tunnel log line (app/server/logging/rate-limited-log.ts): its status,
+ * so that a flood of 400s cannot hide the first 502 from Sentry. `[tunnel] 403 …` is
+ * `tunnel 403`; a line with no status is `tunnel`.
+ */
+export function tunnelLogKind(line: string): string {
+  const status = /^\[tunnel\] (\d{3}) /.exec(line)?.[1];
+  return status ? `tunnel ${status}` : 'tunnel';
+}
+
 /** A thrown value's message, for the log only: it may name server paths. */
 export function errorMessageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

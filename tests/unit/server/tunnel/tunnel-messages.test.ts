@@ -3,6 +3,7 @@ import {
   errorMessageOf,
   internalErrorLine,
   noAllowedDsnReason,
+  tunnelLogKind,
   tunnelLogLine,
 } from '#app/server/tunnel/tunnel-messages';
 
@@ -12,6 +13,16 @@ describe('tunnel messages', () => {
     [503, 'local inbox busy', '[tunnel] 503 local inbox busy'],
   ])('logs %i %s as one line', (status, reason, line) => {
     expect(tunnelLogLine(status, reason)).toBe(line);
+  });
+
+  it.each([
+    ['[tunnel] 400 empty envelope', 'tunnel 400'],
+    ['[tunnel] 403 no allowed DSN for o=0 p=1', 'tunnel 403'],
+    ['[tunnel] 500 internal error: 403 things', 'tunnel 500'],
+    ['[tunnel] client closed the connection before the envelope was complete', 'tunnel'],
+    ['[tunnel] 4033 odd', 'tunnel'],
+  ])('rate-limits %j as the kind %j', (line, kind) => {
+    expect(tunnelLogKind(line)).toBe(kind);
   });
 
   it.each([
