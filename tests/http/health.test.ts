@@ -1,5 +1,12 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { textEnvelope } from '#tests/support/envelopes';
 import packageJson from '../../package.json';
 
 describe('GET /health', () => {
@@ -18,6 +25,7 @@ describe('GET /health', () => {
     const body = await response.json();
     expect(body).toEqual({
       status: 'ok',
+      reasons: [],
       version: packageJson.version,
       uptimeSeconds: expect.any(Number),
       monitoring: 'local-inbox',
@@ -48,3 +56,77 @@ describe('GET /health', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
   });
 });
+
+describe('GET /health when reports go nowhere', () => {
+  it('says degraded, with the reason, while the local inbox cannot store a report, and logs it once', async () => {
+    // A directory under a regular file: every write fails with ENOTDIR, even for root.
+    const parent = mkdtempSync(join(tmpdir(), 'health-store-'));
+    writeFileSync(join(parent, 'file'), '');
+    const server = await startBuiltServer({ MONITORING_INBOX_DIR: join(parent, 'file', 'inbox') });
+    try {
+      expect((await (await fetch(`${server.url}/health`)).json()).status).toBe('ok');
+      for (let i = 0; i < 3; i++) {
+        const post = await fetch(`${server.url}/monitoring?o=0&p=1`, {
+          method: 'POST',
+          body: new Uint8Array(textEnvelope(LOCAL_INBOX_DSN)),
+        });
+        expect(post.status).toBe(500);
+        await post.text();
+      }
+      const health = await fetch(`${server.url}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({
+        status: 'degraded',
+        reasons: ['reports-not-stored: the local inbox failed to write (ENOTDIR)'],
+      });
+      const printed = await server.printedSince(0);
+      expect(printed.match(/\[health\] degraded: reports-not-stored/g)).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('says degraded while server events cannot reach Sentry, with one line saying so', async () => {
+    const closedPort = await freePort();
+    const server = await startBuiltServer({
+      ENABLE_EXAMPLE_ROUTES: '1',
+      SENTRY_DSN: `http://public@127.0.0.1:${closedPort}/42`,
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const page = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+        expect(page.status).toBe(500);
+        await page.text();
+      }
+      const health = await waitForHealth(server, (body) => body.status === 'degraded');
+      expect(health.reasons).toEqual(['sentry-unreachable: ECONNREFUSED']);
+      await server.waitForOutput(
+        /\[monitoring\] a server event could not be sent to Sentry: ECONNREFUSED/,
+      );
+      const printed = await server.printedSince(0);
+      expect(printed.match(/\[health\] degraded: sentry-unreachable/g)).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+async function waitForHealth(
+  server: BuiltServer,
+  holds: (body: { status: string; reasons: string[] }) => boolean,
+): Promise<{ status: string; reasons: string[] }> {
+  for (;;) {
+    const body = await (await fetch(`${server.url}/health`)).json();
+    if (holds(body)) return body;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A port nothing listens on: bound once to learn it, then closed. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}

@@ -8,7 +8,9 @@ import {
   type Transport,
   type TransportMakeRequestResponse,
 } from '@sentry/core';
-import { localInbox } from '#app/server/inbox/inbox.server';
+import { healthSignals } from '#app/server/health/health-signals.server';
+import { storeReport } from '#app/server/inbox/inbox.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 
 type MakeRequest = Parameters<typeof createTransport>[1];
@@ -37,13 +39,22 @@ export function makeFetchTransport(options: BaseTransportOptions): Transport {
   return createTransport(
     options,
     counted(async (request): Promise<TransportMakeRequestResponse> => {
-      const response = await fetch(options.url, {
-        method: 'POST',
-        body: request.body as BodyInit,
-        headers: options.headers,
-      });
+      let response: Response;
+      try {
+        response = await fetch(options.url, {
+          method: 'POST',
+          body: request.body as BodyInit,
+          headers: options.headers,
+        });
+      } catch (error) {
+        // The SDK drops the event quietly: say so once, and let /health tell.
+        unreachable(causeOf(error));
+        throw error;
+      }
       // Drain the body so the connection can be reused.
       await response.arrayBuffer().catch(() => undefined);
+      if (response.status >= 500) unreachable(`Sentry answered ${response.status}`);
+      else healthSignals().clear('sentry-unreachable');
       return {
         statusCode: response.status,
         headers: {
@@ -55,6 +66,23 @@ export function makeFetchTransport(options: BaseTransportOptions): Transport {
   );
 }
 
+/** A server event that did not reach Sentry: one line (rate-limited), and /health degraded. */
+function unreachable(why: string): void {
+  warnLimited(
+    'sentry unreachable',
+    `[monitoring] a server event could not be sent to Sentry: ${why}`,
+  );
+  healthSignals().note('sentry-unreachable', why);
+}
+
+/** fetch's "fetch failed" hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, a timeout). */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
 const encoder = new TextEncoder();
 
 /** Local inbox mode: the same envelopes, appended to the local inbox instead of sent. */
@@ -63,7 +91,7 @@ export function makeInboxTransport(options: BaseTransportOptions): Transport {
     options,
     counted(async (request): Promise<TransportMakeRequestResponse> => {
       const bytes = typeof request.body === 'string' ? encoder.encode(request.body) : request.body;
-      await localInbox().append(bytes);
+      await storeReport(bytes);
       return { statusCode: 200 };
     }),
   );

@@ -10,6 +10,7 @@ import { lagMonitor } from '#app/server/node/event-loop-lag.server';
 import { isShuttingDown } from '#app/server/node/shutdown-state.server';
 import packageJson from '../../../package.json';
 import { healthReport } from './health-report';
+import { healthSignals } from './health-signals.server';
 
 export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -25,6 +26,7 @@ export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
     lagMs: lag.lagMs(),
     shedding: lag.shedding(),
     shuttingDown: isShuttingDown(),
+    troubles: healthSignals().reasons(),
   });
   send(res, httpStatus, JSON.stringify(report));
 }

@@ -2,10 +2,13 @@
 
 export interface HealthReport {
   /**
-   * `ok`; `degraded` while new page requests are shed (the server is busy, not broken: the
-   * answer stays 200 so a load balancer keeps it); `shutting-down` while it drains (503).
+   * `ok`; `degraded` while something in `reasons` holds: pages are shed (the server is busy,
+   * not broken), reports cannot be stored, or server events cannot reach Sentry; the answer
+   * stays 200 so a load balancer keeps the server; `shutting-down` while it drains (503).
    */
   status: 'ok' | 'degraded' | 'shutting-down';
+  /** Why it is not `ok`: `pages-shed: …`, `reports-not-stored: …`, `sentry-unreachable: …`. */
+  reasons: string[];
   version: string;
   uptimeSeconds: number;
   monitoring: 'local-inbox' | 'sentry';
@@ -20,14 +23,22 @@ export interface HealthInput {
   lagMs: number;
   shedding: boolean;
   shuttingDown: boolean;
+  /** The current troubles (./health-signals.ts). */
+  troubles: string[];
 }
 
 export function healthReport(input: HealthInput): { httpStatus: 200 | 503; report: HealthReport } {
-  const status = input.shuttingDown ? 'shutting-down' : input.shedding ? 'degraded' : 'ok';
+  const reasons = [...input.troubles];
+  // The lag monitor sheds before any page is turned away: it counts as soon as it decides.
+  if (input.shedding && !reasons.some((reason) => reason.startsWith('pages-shed:'))) {
+    reasons.unshift(`pages-shed: event loop lag ${Math.round(input.lagMs)} ms`);
+  }
+  const status = input.shuttingDown ? 'shutting-down' : reasons.length > 0 ? 'degraded' : 'ok';
   return {
     httpStatus: status === 'shutting-down' ? 503 : 200,
     report: {
       status,
+      reasons,
       version: input.version,
       uptimeSeconds: Math.floor(input.uptimeSeconds),
       monitoring: input.monitoring,

@@ -19,6 +19,7 @@ import { randomInt } from 'node:crypto';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { serverConfig } from '#app/server/env.server';
+import { healthSignals } from '#app/server/health/health-signals.server';
 import { processShared } from '#app/server/process-shared.server';
 import { type EnvelopeSummary, emptyItemCounts, summarizeEnvelope } from './inbox-event';
 import {
@@ -30,6 +31,7 @@ import {
   tempNameFor,
 } from './inbox-file-names';
 import { type InboxWriter, theInboxWriter } from './inbox-writer.server';
+import { isInboxBusy } from './inbox-writer-protocol';
 import { normaliseEnvelope } from './normalise-envelope';
 
 export interface InboxStore {
@@ -304,6 +306,30 @@ export function localInbox(): LocalInbox {
   }
   const { inboxDir } = monitoring;
   return processShared(`local-inbox:${resolve(inboxDir)}`, () => openInbox(inboxDir));
+}
+
+/**
+ * Stores one report (from the tunnel or the server's own client) in the local inbox, and tells
+ * /health whether storing works: a store that fails is `degraded` until a write succeeds. Busy
+ * is not failing: it is answered 503 and retried.
+ */
+export async function storeReport(envelope: Uint8Array): Promise<void> {
+  const signals = healthSignals();
+  try {
+    await localInbox().append(envelope);
+    signals.clear('reports-not-stored');
+  } catch (error) {
+    if (!isInboxBusy(error)) signals.note('reports-not-stored', errorCodeOf(error));
+    throw error;
+  }
+}
+
+/** A failure's code (EACCES, ENOSPC) for /health: short, and no server path in it. */
+function errorCodeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string'
+    ? `the local inbox failed to write (${code})`
+    : 'the local inbox failed to write';
 }
 
 /** An entry's summary; one that cannot be summarised must not take the list down with it. */

@@ -26,6 +26,7 @@ import { isVariantRequest } from '#app/server/compression/precompressed';
 import { serverConfig } from '#app/server/env.server';
 import { answerHealth } from '#app/server/health/health-endpoint.server';
 import { isHealthPath } from '#app/server/health/health-report';
+import { healthSignals } from '#app/server/health/health-signals.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   describeInboxAccess,
@@ -51,6 +52,7 @@ import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
 import { stampPeerAddress } from './peer-address';
 import { capConnectionsPerClient } from './per-client-connections.server';
 import { listPublicFiles } from './public-files.server';
+import { pathRefusal } from './request-path';
 import {
   CONCURRENT_RENDERS,
   descriptorLimitOf,
@@ -112,6 +114,11 @@ const server = new Server(
       return;
     }
     const path = pathOf(url);
+    const badPath = pathRefusal(path);
+    if (badPath) {
+      answerText(res, badPath.status, badPath.reason);
+      return;
+    }
     if (isHiddenBuildFile(path) || isVariantRequest(path, publicFiles)) {
       answerText(res, 404, 'Not found');
       return;
@@ -119,7 +126,8 @@ const server = new Server(
     if (path.startsWith(`${SERVER_FUNCTION_BASE}/`)) {
       const refusal = bodyLimitRefusal(req.headers);
       if (refusal) {
-        console.warn(
+        warnLimited(
+          `server-fn ${refusal.status}`,
           refusalLogLine(refusal.status, refusal.reason, req.method, serverFunctionIdOf(path)),
         );
         // The body stays unread: Node would otherwise read and discard it to keep the
@@ -203,7 +211,13 @@ function pathOf(url: string): string {
 
 /** A fast 503 before any rendering: the server is busy, not broken. */
 function shed(res: import('node:http').ServerResponse, why: string): void {
-  warnLimited('page shed', `[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`);
+  healthSignals().note('pages-shed', why);
+  // One line an episode; the summary a minute later says how many pages were turned away.
+  warnLimited(
+    'page shed',
+    `[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`,
+    1,
+  );
   res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
   answerText(res, 503, 'The server is busy; try again in a moment.');
 }
