@@ -15,6 +15,7 @@ import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 import { REPORT_QUEUE_SIZE } from './early-reports';
 import {
   EXTENSION_URLS,
+  isLocalInboxPageError,
   isNoiseEvent,
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
@@ -66,7 +67,17 @@ export function browserOptions(
     ignoreErrors: RESIZE_OBSERVER_LOOP_NOTICES,
     denyUrls: EXTENSION_URLS,
     ignoreSpans: NOT_FOUND_SEGMENTS,
-    beforeSend: (event, hint) => (isNoiseEvent(event, hint) ? null : event),
+    beforeSend: (event, hint) => {
+      if (isNoiseEvent(event, hint)) return null;
+      if (isLocalInboxPageError(config.dsn, event.request?.url)) {
+        console.warn(
+          '[monitoring] not stored: an error on the inbox’s own page',
+          hint.originalException,
+        );
+        return null;
+      }
+      return event;
+    },
     // The back-off after a 429 without Retry-After / X-Sentry-Rate-Limits is the SDK's
     // default of 60 s (core's DEFAULT_RETRY_AFTER); tests/e2e/browser-reporting.spec.ts holds it.
   };

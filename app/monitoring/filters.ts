@@ -5,6 +5,7 @@
  */
 import type { ClientOptions, ErrorEvent, EventHint, StackFrame } from '@sentry/core';
 import { isNotFound, isRedirect } from '@tanstack/react-router';
+import { LOCAL_INBOX_DSN } from './local-dsn';
 
 // --- "Script error." -------------------------------------------------------------------------
 
@@ -92,6 +93,24 @@ export function isRouterControlFlow(value: unknown): boolean {
 /** The `beforeSend` rules: the ones that need the event's structure or the original exception. */
 export function isNoiseEvent(event: ErrorEvent, hint: EventHint = {}): boolean {
   return isOpaqueScriptError(event, hint) || isRouterControlFlow(hint.originalException);
+}
+
+// --- The local inbox's own pages --------------------------------------------------------------
+
+/**
+ * In local inbox mode an error on an /errors page would be stored in the very inbox that failed
+ * to show, and shown, failing again, on the next view: each view adds one more. It stays in the
+ * browser console instead. With Sentry there is no /errors page to loop through.
+ */
+export function isLocalInboxPageError(dsn: string, pageUrl: string | undefined): boolean {
+  if (dsn !== LOCAL_INBOX_DSN || !pageUrl) return false;
+  let path: string;
+  try {
+    path = new URL(pageUrl).pathname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return path === '/errors' || path.startsWith('/errors/');
 }
 
 // --- Segments (traces) -------------------------------------------------------------------------

@@ -86,3 +86,33 @@ async function clearOwnInbox(page: Page, own: BuiltServer): Promise<void> {
   await expect(page.getByText('No errors captured yet.')).toBeVisible();
   expect(errors).toEqual([]);
 }
+
+test('shows an event whose text holds a lone surrogate without a hydration error, and reports nothing new', async ({
+  page,
+}) => {
+  const loneId = 'bcdef0123456789abcdef0123456789a';
+  const own = await startBuiltServer({
+    MONITORING_INBOX_DIR: seedInbox([
+      errorEnvelope({ eventId: loneId, type: 'Error', message: 'Lone \ud800 surrogate' }),
+    ]),
+  });
+  try {
+    const errors = collectPageErrors(page);
+    const reports: string[] = [];
+    page.on('request', (request) => {
+      const isEvent = request.postData()?.includes('"type":"event"') ?? false;
+      if (new URL(request.url()).pathname === '/monitoring' && isEvent) reports.push(request.url());
+    });
+    await page.goto(`${own.url}/errors`);
+    await waitForHydration(page);
+    await expect(page.getByRole('link', { name: 'Error: Lone \ufffd surrogate' })).toBeVisible();
+    await page.goto(`${own.url}/errors/${loneId}`);
+    await waitForHydration(page);
+    await expect(page.getByRole('heading', { name: 'Error: Lone \ufffd surrogate' })).toBeVisible();
+    expect(errors).toEqual([]);
+    // A hydration error would have been reported as an error event, into this very inbox.
+    expect(reports).toEqual([]);
+  } finally {
+    await own.stop();
+  }
+});

@@ -6,6 +6,7 @@ import {
   isDetailedScriptError,
   isExtensionUrl,
   isIncompleteRouterSegment,
+  isLocalInboxPageError,
   isNoiseEvent,
   isOpaqueScriptError,
   isResizeObserverLoopNotice,
@@ -168,6 +169,24 @@ describe('isNoiseEvent (the beforeSend rules)', () => {
     ['an ordinary error without a hint', ordinary, undefined, false],
   ])('%s -> %s', (_name, event, hint, expected) => {
     expect(isNoiseEvent(event, hint)).toBe(expected);
+  });
+});
+
+describe('isLocalInboxPageError', () => {
+  const LOCAL = 'http://localinbox@localhost/1';
+  const SENTRY = 'https://key@o1.ingest.us.sentry.io/2';
+  it.each([
+    [LOCAL, 'http://localhost:3000/errors', true],
+    [LOCAL, 'http://localhost:3000/errors/abc?x=1', true],
+    [LOCAL, 'https://app.example/Errors/', true],
+    [LOCAL, 'http://localhost:3000/errorsx', false],
+    [LOCAL, 'http://localhost:3000/about', false],
+    [LOCAL, 'http://localhost:3000/sentry-example-page', false],
+    [LOCAL, undefined, false],
+    [LOCAL, 'not a url', false],
+    [SENTRY, 'http://localhost:3000/errors', false],
+  ])('%s, %s → %s', (dsn, url, dropped) => {
+    expect(isLocalInboxPageError(dsn, url)).toBe(dropped);
   });
 });
 

@@ -1,0 +1,28 @@
+/**
+ * Stored events are whatever a client sent, and JSON may carry a lone UTF-16 surrogate
+ * (`"\ud800"`). Rendered into HTML it becomes U+FFFD on the wire, while the page's hydration
+ * data keeps the surrogate, so React finds different text and fails hydration (#418), and the
+ * browser reports that as a new error on every view. Every string the inbox pages receive goes
+ * through here first: a lone surrogate becomes U+FFFD on both sides. Pure.
+ */
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export function wellFormedText(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** A copy of `value` (plain JSON-like data) with every string, key or value, well formed. */
+export function wellFormed<T>(value: T): T {
+  return mapStrings(value) as T;
+}
+
+function mapStrings(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormedText(value);
+  if (Array.isArray(value)) return value.map(mapStrings);
+  if (value === null || typeof value !== 'object') return value;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[wellFormedText(key)] = mapStrings(item);
+  return copy;
+}
