@@ -108,7 +108,9 @@ test('shows an event whose text holds a lone surrogate without a hydration error
     await expect(page.getByRole('link', { name: 'Error: Lone \ufffd surrogate' })).toBeVisible();
     await page.goto(`${own.url}/errors/${loneId}`);
     await waitForHydration(page);
-    await expect(page.getByRole('heading', { name: 'Error: Lone \ufffd surrogate' })).toBeVisible();
+    await expect(
+      page.getByRole('heading', { level: 1, name: 'Error: Lone \ufffd surrogate' }),
+    ).toBeVisible();
     expect(errors).toEqual([]);
     // A hydration error would have been reported as an error event, into this very inbox.
     expect(reports).toEqual([]);
