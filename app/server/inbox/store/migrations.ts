@@ -1,0 +1,106 @@
+/**
+ * The inbox database's schema, as versioned migrations: entry N takes PRAGMA user_version from
+ * N to N + 1. Never edit a released entry; append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE issues (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    culprit TEXT NOT NULL,
+    level TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('unresolved', 'resolved', 'ignored')),
+    -- Seen again after it was resolved; cleared when it is resolved or ignored again.
+    regressed INTEGER NOT NULL DEFAULT 0,
+    first_seen INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    event_count INTEGER NOT NULL,
+    first_release TEXT NOT NULL,
+    last_release TEXT NOT NULL,
+    grouping_config TEXT NOT NULL
+  );
+  CREATE INDEX issues_last_seen ON issues (last_seen DESC, id DESC);
+  CREATE INDEX issues_first_seen ON issues (first_seen DESC, id DESC);
+  CREATE INDEX issues_count ON issues (event_count DESC, last_seen DESC, id DESC);
+  CREATE INDEX issues_status ON issues (status, last_seen DESC);
+
+  -- Every grouping hash an issue's events had: an event joins the issue owning any of its own.
+  CREATE TABLE issue_hashes (
+    hash TEXT PRIMARY KEY,
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE
+  ) WITHOUT ROWID;
+  CREATE INDEX issue_hashes_issue ON issue_hashes (issue_id);
+
+  CREATE TABLE issue_hours (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    hour INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (issue_id, hour)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE issue_environments (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    environment TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (issue_id, environment)
+  ) WITHOUT ROWID;
+  CREATE INDEX issue_environments_value ON issue_environments (environment);
+
+  CREATE TABLE issue_releases (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    release TEXT NOT NULL,
+    first_seen INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (issue_id, release)
+  ) WITHOUT ROWID;
+  CREATE INDEX issue_releases_value ON issue_releases (release);
+
+  CREATE TABLE issue_tags (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (issue_id, key, value)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL UNIQUE,
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    received_at INTEGER NOT NULL,
+    timestamp INTEGER NOT NULL,
+    environment TEXT NOT NULL,
+    release TEXT NOT NULL,
+    url TEXT NOT NULL,
+    payload TEXT NOT NULL
+  );
+  CREATE INDEX events_issue ON events (issue_id, received_at, id);
+
+  CREATE TABLE release_health (
+    release TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    sessions INTEGER NOT NULL DEFAULT 0,
+    crashed INTEGER NOT NULL DEFAULT 0,
+    errored INTEGER NOT NULL DEFAULT 0,
+    abnormal INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (release, environment)
+  ) WITHOUT ROWID;
+
+  -- A session's error or crash, counted once however many updates repeat it.
+  CREATE TABLE session_outcomes (
+    session_id TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    -- Sessions end within a day (the SDK's own bound); older rows are pruned.
+    seen_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, outcome)
+  ) WITHOUT ROWID;
+  CREATE INDEX session_outcomes_seen ON session_outcomes (seen_at);
+
+  CREATE TABLE item_counts (
+    type TEXT PRIMARY KEY,
+    count INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
+];
