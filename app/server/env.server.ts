@@ -131,6 +131,8 @@ const EnvSchema = v.object({
   SENTRY_RELEASE: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(200))),
   SENTRY_TRACES_SAMPLE_RATE: v.optional(ratio),
   MONITORING_INBOX_DIR: v.optional(v.pipe(v.string(), v.trim()), '.data/inbox'),
+  // Raw events the inbox keeps in all; every issue's counts are kept regardless.
+  MONITORING_INBOX_MAX_EVENTS: integer(100, 10_000_000, 10_000),
   ENABLE_EXAMPLE_ROUTES: v.optional(flag),
   // Long enough that guessing is hopeless; it is compared in constant time.
   MONITORING_INBOX_TOKEN: v.optional(
@@ -205,6 +207,8 @@ export interface ServerConfig {
   hsts: boolean;
   /** Event-loop lag past which new page requests get a 503; 0 is off. */
   loadSheddingLagMs: number;
+  /** Raw events the local inbox keeps (MONITORING_INBOX_MAX_EVENTS). */
+  inboxMaxEvents: number;
   /** How long an idle kept-alive connection stays open. */
   keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
@@ -256,6 +260,7 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
         e.ALLOWED_HOSTS ?? (production && e.PUBLIC_URL ? [e.PUBLIC_URL.host.toLowerCase()] : 'any'),
       hsts: e.PUBLIC_URL?.protocol === 'https:',
       loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
+      inboxMaxEvents: e.MONITORING_INBOX_MAX_EVENTS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
       spotlight: spotlightOf(production, e.SENTRY_SPOTLIGHT),
