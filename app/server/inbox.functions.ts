@@ -13,7 +13,7 @@ import { currentInboxAccess } from './inbox/inbox-access.server';
 import { type EventDetail, readEventDetail, type UnshownEvent } from './inbox/inbox-event';
 import { findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 import type { ExceptionView } from './inbox/stack-view';
-import { clearRefusal } from './security/clear-inbox-guard';
+import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
 
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
@@ -95,17 +95,8 @@ export const clearInbox = createServerFn({ method: 'POST' })
   )
   .handler(async (): Promise<never> => {
     const inbox = inboxOrNotFound();
-    const request = getWebRequest();
-    const refusal = clearRefusal({
-      method: request?.method ?? 'GET',
-      origin: request?.headers.get('origin') ?? null,
-      host: request?.headers.get('host') ?? null,
-      fetchSite: request?.headers.get('sec-fetch-site') ?? null,
-    });
-    if (refusal) {
-      const headers: Record<string, string> = refusal.status === 405 ? { Allow: 'POST' } : {};
-      throw new Response(refusal.reason, { status: refusal.status, headers });
-    }
+    const refusal = formPostRefusalOf(getWebRequest(), 'clears the inbox');
+    if (refusal) throw refusalResponse(refusal);
     const deleted = await inbox.clear();
     throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });
   });
