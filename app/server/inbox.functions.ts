@@ -18,11 +18,13 @@ import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
  * redirect to the sign-in page for a request the inbox is private to (inbox-access.ts).
+ * `signedIn`: the request holds a session, so the page offers to sign out.
  */
-function inboxOrNotFound(): LocalInbox {
+function inboxOrNotFound(): { inbox: LocalInbox; signedIn: boolean } {
   if (serverConfig().monitoring.kind !== 'local-inbox') throw notFound();
-  if (currentInboxAccess() !== 'allowed') throw redirect({ to: '/errors/sign-in' });
-  return localInbox();
+  const access = currentInboxAccess();
+  if (access === 'sign-in') throw redirect({ to: '/errors/sign-in' });
+  return { inbox: localInbox(), signedIn: access === 'session' };
 }
 
 export const InboxPageInput = v.object({
@@ -31,8 +33,8 @@ export const InboxPageInput = v.object({
 
 export const listInboxEvents = createServerFn({ method: 'GET' })
   .validator(InboxPageInput)
-  .handler(async ({ data }): Promise<InboxPage & { inboxDir: string }> => {
-    const inbox = inboxOrNotFound();
+  .handler(async ({ data }): Promise<InboxPage & { inboxDir: string; signedIn: boolean }> => {
+    const { inbox, signedIn } = inboxOrNotFound();
     const entries = await inbox.list();
     const page = inboxPage(entries, data.page);
     // Only the events on this page: at most INBOX_PAGE_SIZE entries are read and resolved.
@@ -47,7 +49,7 @@ export const listInboxEvents = createServerFn({ method: 'GET' })
       const topFrame = topFrames.get(entryIds.get(event.eventId) ?? '');
       return topFrame ? { ...event, topFrame } : event;
     });
-    return { ...page, events, inboxDir: inbox.dir };
+    return { ...page, events, inboxDir: inbox.dir, signedIn };
   });
 
 // Any text up to a sane length: an id that names no event is a 404, not a failure.
@@ -60,8 +62,8 @@ export type InboxEventPage = Omit<EventDetail, 'exceptions'> & { stack: Exceptio
 
 export const getInboxEvent = createServerFn({ method: 'GET' })
   .validator(InboxEventInput)
-  .handler(async ({ data }): Promise<InboxEventPage | UnshownEvent> => {
-    const inbox = inboxOrNotFound();
+  .handler(async ({ data }): Promise<(InboxEventPage | UnshownEvent) & { signedIn: boolean }> => {
+    const { inbox, signedIn } = inboxOrNotFound();
     const entry = findEventEntry(await inbox.list(), data.eventId);
     const bytes = entry ? await inbox.read(entry.id) : undefined;
     if (!bytes || !entry) throw notFound();
@@ -72,12 +74,13 @@ export const getInboxEvent = createServerFn({ method: 'GET' })
       // Reported to the log, not to the inbox: a failure stored there would be one more
       // entry each time the page is viewed.
       console.warn(`[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`);
-      return { eventId: data.eventId, unshown: true };
+      return { eventId: data.eventId, unshown: true, signedIn };
     }
     if (!read) throw notFound();
     const { exceptions, ...detail } = read.detail;
     // Resolved now, as the page is read; never throws (event-stack.server.ts).
-    return { ...detail, stack: await stackForDetail(inbox, entry.id, exceptions, read.event) };
+    const stack = await stackForDetail(inbox, entry.id, exceptions, read.event);
+    return { ...detail, stack, signedIn };
   });
 
 /** The confirmation the clear form sends: without it nothing is deleted. */
@@ -94,7 +97,7 @@ export const clearInbox = createServerFn({ method: 'POST' })
     v.parse(ClearInboxInput, input instanceof FormData ? Object.fromEntries(input) : input),
   )
   .handler(async (): Promise<never> => {
-    const inbox = inboxOrNotFound();
+    const { inbox } = inboxOrNotFound();
     const refusal = formPostRefusalOf(getWebRequest(), 'clears the inbox');
     if (refusal) throw refusalResponse(refusal);
     const deleted = await inbox.clear();
