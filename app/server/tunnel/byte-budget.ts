@@ -4,7 +4,7 @@
  * each); without a shared bound, a few thousand slow uploads would hold gigabytes (measured:
  * 2,000 trickling uploads took the server from 0.6 to 2.1 GB). Shared by nothing else, the
  * bound was itself the target: 70 uploads of 1 MiB that stalled held all 64 MiB, and 104 of 111
- * real reports got 503 (docs/decisions/0611-tunnel-budget-shared-fairly.md). So:
+ * real reports got 503 (docs/decisions/0611-tunnel-shared-fairly.md). So:
  * - each client (`clientKeyOf`: an IPv4 address, an IPv6 /64) holds at most `perClient` in
  *   envelopes still arriving (a whole envelope waiting to be written is not the client's doing);
  * - envelopes larger than `smallEnvelope` hold at most `total - reserve` together, so that the

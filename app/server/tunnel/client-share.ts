@@ -3,7 +3,7 @@
  * `Retry-After` and `X-Sentry-Rate-Limits`, so that the browser SDK backs off (it drops a 503
  * and retries nothing, but keeps a 429's envelope and waits as told). The wait is the body
  * deadline: by then every upload the client has in progress has ended, one way or the other.
- * Pure (docs/decisions/0611-tunnel-budget-shared-fairly.md).
+ * Pure (docs/decisions/0611-tunnel-shared-fairly.md).
  */
 
 /** Answer headers for a client past its share, for `bodyTimeoutMs` (SENTRY_TUNNEL_BODY_TIMEOUT_MS). */
