@@ -2,7 +2,8 @@
  * The built server (loaded by ./node-server.entry.ts once source maps are on): the one
  * place where every request arrives, before nitro and TanStack Start. It owns what nitro's
  * entry leaves at Node's defaults:
- * - the server's limits: timeouts and a connection cap (./server-limits.ts);
+ * - the server's limits: timeouts and a connection cap shared fairly between clients
+ *   (./server-limits.ts, ./per-client-connections.server.ts);
  * - what never waits behind pages: the tunnel and /health are answered first;
  * - load shedding: new page requests get a fast 503 while the event loop lags;
  * - security headers on every response but the tunnel's; the vite manifest is not served;
@@ -50,7 +51,7 @@ import { handleShutdownSignals } from './graceful-shutdown.server';
 import { isHiddenBuildFile } from './hidden-files';
 import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
 import { stampPeerAddress } from './peer-address';
-import { capConnectionsPerClient } from './per-client-connections.server';
+import { shareConnections } from './per-client-connections.server';
 import { listPublicFiles } from './public-files.server';
 import { pathRefusal } from './request-path';
 import {
@@ -163,9 +164,12 @@ const server = new Server(
   },
 );
 server.keepAliveTimeout = limits.keepAliveTimeout;
-server.maxConnections = limits.maxConnections;
 server.setTimeout(limits.idleSocketTimeout);
-capConnectionsPerClient(server, config.maxConnectionsPerClient);
+// Not server.maxConnections: Node would drop a newcomer before anyone could make room for it.
+shareConnections(server, {
+  maxConnections: limits.maxConnections,
+  perClient: config.maxConnectionsPerClient,
+});
 
 server.once('error', (error: NodeJS.ErrnoException) => {
   const where = `${config.host}:${config.port}`;

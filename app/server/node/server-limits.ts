@@ -12,7 +12,10 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading). */
 export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
-/** Open connections are capped here even when the descriptor limit would allow more. */
+/**
+ * Open connections are capped here even when the descriptor limit would allow more. At the cap
+ * a newcomer replaces an idle or slow connection (./connection-table.ts).
+ */
 export const MAX_CONNECTIONS = 10_000;
 /** Page renders and server-function calls running at once (./admission.ts). */
 export const CONCURRENT_RENDERS = 8;
