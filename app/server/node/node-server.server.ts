@@ -60,6 +60,7 @@ import {
   MAX_RENDER_WAIT_MS,
   MAX_WAITING_RENDERS,
   RENDER_TURN_BUDGET_MS,
+  SERVER_FUNCTION_TURN_BUDGET_MS,
   serverLimits,
 } from './server-limits';
 import { isShuttingDown } from './shutdown-state.server';
@@ -84,7 +85,8 @@ const limits = serverLimits({
 
 // Two admissions, so that neither kind of request can hold the other's places: callers of a
 // public server function cannot keep pages from rendering, nor pages the hydrated ones' calls.
-// Each keeps its own turn budget: together at most twice RENDER_TURN_BUDGET_MS a turn.
+// Each keeps its own turn budget; the calls' is the smaller, so that a flood of cheap calls
+// leaves pages most of every turn.
 const now = performance.now.bind(performance);
 const pages = createAdmission(
   {
@@ -101,7 +103,7 @@ const serverFunctions = createAdmission(
   {
     concurrency: CONCURRENT_SERVER_FUNCTION_CALLS,
     maxOpen: CONCURRENT_SERVER_FUNCTION_CALLS,
-    turnBudgetMs: RENDER_TURN_BUDGET_MS,
+    turnBudgetMs: SERVER_FUNCTION_TURN_BUDGET_MS,
     maxQueued: MAX_WAITING_RENDERS,
     maxWaitMs: MAX_RENDER_WAIT_MS,
   },

@@ -32,6 +32,12 @@ export const CONCURRENT_SERVER_FUNCTION_CALLS = 8;
  * that /health and the tunnel are promised under load.
  */
 export const RENDER_TURN_BUDGET_MS = 5;
+/**
+ * How long server-function calls may start in one turn: a call costs a few tenths of a ms, so
+ * 16 callers looping on a cheap public function could otherwise take their RENDER_TURN_BUDGET_MS
+ * of every turn besides the pages' own, and double a page's time (issue 22's starvation bench).
+ */
+export const SERVER_FUNCTION_TURN_BUDGET_MS = 1;
 /** Requests that may wait for a render (and as many for a server-function call); past this, a 503 at once. */
 export const MAX_WAITING_RENDERS = 512;
 /** A request that waited this long for its place gets a 503 instead: its client has likely given up. */
