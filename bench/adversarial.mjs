@@ -6,6 +6,8 @@
 //   inbox   /errors with 1,000 stored envelopes of ~1 MiB, and after a burst of them;
 //   fairness  a newcomer's /health, pages and reports while attackers on other addresses hold
 //           the connections, the tunnel's receive buffer or its connections to Sentry.
+//   starvation  /about idle and while 16 callers loop on each public server function, or hold
+//           server-function calls open with trickled bodies: p50, p99, 503s side by side.
 // Choose parts with argv or BENCH_ADVERSARIAL: `node bench/adversarial.mjs probes,slow`.
 // BENCH_SERVER_ENTRY=<a copy of .output>/server/index.mjs measures another build instead.
 // Every server, load and client runs in a child process on 127.0.0.1: the prober's event loop
@@ -16,6 +18,7 @@ import { fairnessPart } from './adversarial/part-fairness.mjs';
 import { inboxPart } from './adversarial/part-inbox.mjs';
 import { probesPart } from './adversarial/part-probes.mjs';
 import { slowClientsPart } from './adversarial/part-slow.mjs';
+import { starvationPart } from './adversarial/part-starvation.mjs';
 import { ENTRY } from './adversarial/server.mjs';
 
 const PARTS = {
@@ -23,6 +26,7 @@ const PARTS = {
   slow: slowClientsPart,
   inbox: inboxPart,
   fairness: fairnessPart,
+  starvation: starvationPart,
 };
 
 const chosen = (process.argv[2] ?? process.env.BENCH_ADVERSARIAL ?? Object.keys(PARTS).join(','))

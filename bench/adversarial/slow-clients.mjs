@@ -9,6 +9,9 @@
 // `from`: the clients' own addresses (127.x.y.z: each a client of its own), in turn; `reconnect`:
 // a client the server closed opens again a second later, as an attacker's would; `dsn`: the
 // envelopes' (the local inbox's by default).
+//   server-function: a public server function's POST (the inbox sign-in) with Content-Length
+//            60,000 whose body trickles: Start reads the body first, so each call holds a
+//            server-function place (the server's answer: 408 at REQUEST_TIMEOUT_MS, 30 s).
 // Messages to the parent: { opened } once all have connected, { closed } after 'close'.
 import { connect } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,6 +19,9 @@ import { forkNode, spawnNode } from './children.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const LOCAL_DSN = 'http://localinbox@localhost/1';
+// tests/support/server-function-paths.ts's SIGN_IN_TO_INBOX_FN.
+const SIGN_IN_FN =
+  '/_server/app_server_inbox-access_functions_ts--signInToInbox_createServerFn_handler';
 const BATCH = 100;
 
 /** The child holding `count` clients of `kind` against 127.0.0.1:`port`. */
@@ -29,6 +35,12 @@ export function startSlowClients({ port, kind, count, fdLimit, from, reconnect, 
 function requestStart(port, kind, dsn = LOCAL_DSN) {
   if (kind === 'headers') {
     return `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUser-Agent: slow\r\nX-Slow: a`;
+  }
+  if (kind === 'server-function') {
+    return (
+      `POST ${SIGN_IN_FN}?createServerFn HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"data":{"token":"'
+    );
   }
   const head = `${JSON.stringify({ dsn })}\n{"type":"event"}\n{"message":"`;
   return (
