@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AllowList } from './allow-list';
 import type { ByteBudget } from './byte-budget';
+import type { ClientSlots } from './client-share';
 import type { Upstream } from './upstream.server';
 
 export interface TunnelOptions {
@@ -20,10 +21,17 @@ export interface TunnelOptions {
    * or 503 when it says the store is busy (inbox-writer-protocol.ts `isInboxBusy`).
    */
   storeLocally(envelope: Uint8Array): Promise<void>;
-  /** What local envelopes being received may hold in memory, all together (then 503). */
+  /**
+   * What local envelopes being received may hold in memory: per client (then 429) and all
+   * together (then 503).
+   */
   localBuffer: ByteBudget;
+  /** Forwards to Sentry whose body is still arriving, per client (then 429). */
+  streamingForwards: ClientSlots;
   /** One line per rejected or failed request; never envelope contents. */
   log(line: string): void;
+  /** Lines a flood of requests would repeat, rate-limited per kind (a fixed label). */
+  logLimited(kind: string, line: string): void;
   /** Also log every forwarded envelope. */
   debug: boolean;
 }
