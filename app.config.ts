@@ -65,8 +65,8 @@ export default defineConfig({
       resolve('app/server/startup.server.ts'),
       // Failure reports still on their way get a moment at shutdown.
       resolve('app/server/failures/flush-on-close.server.ts'),
-      // Inbox writes still on their way are finished before the process exits.
-      resolve('app/server/inbox/settle-writes-on-close.server.ts'),
+      // Reports still on their way into the inbox are stored before the process exits.
+      resolve('app/server/inbox/store/settle-ingest-on-close.server.ts'),
     ],
   },
 }).then((app) => {

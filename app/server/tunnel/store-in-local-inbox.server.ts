@@ -5,7 +5,7 @@
  * back when the exchange ends, however it ends. Past the client's share of envelopes still
  * arriving, 429 and the SDK waits; past the whole, 503 (docs/decisions/0103, 0611).
  */
-import { isInboxBusy } from '#app/server/inbox/inbox-writer-protocol';
+import { ingestErrorCode } from '#app/server/inbox/store/ingest-protocol';
 import { type Exchange, PLAIN_TEXT } from './exchange.server';
 import { errorMessageOf, tunnelLogLine } from './tunnel-messages';
 
@@ -50,12 +50,19 @@ export function storeInLocalInbox(
     Promise.resolve(envelope)
       .then((bytes) => options.storeLocally(bytes))
       .then(
-        () => {
-          exchange.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json');
+        (stored) => {
+          const id = stored.eventId ?? eventId;
+          exchange.answer(200, JSON.stringify(id ? { id } : {}), 'application/json');
           if (options.debug) options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
         },
         (error: unknown) => {
-          if (isInboxBusy(error)) {
+          const code = ingestErrorCode(error);
+          if (code === 'rejected') {
+            // What Relay would refuse: the client's mistake, with the reason it would give.
+            exchange.reject(400, errorMessageOf(error));
+            return;
+          }
+          if (code === 'busy') {
             // Too many writes waiting: overload, answered like a full receive buffer.
             exchange.fail(503, 'local inbox busy: too many envelopes being written', BUSY_HEADERS);
             return;

@@ -1,7 +1,6 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
 import { serverConfig } from '#app/server/env.server';
-import { storeReport } from '#app/server/inbox/inbox.server';
-import { theInboxWriter } from '#app/server/inbox/inbox-writer.server';
+import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
@@ -45,7 +44,9 @@ function createTheTunnel(): TunnelHandler {
     logLimited: warnLimited,
     debug: config.tunnelDebug,
   });
-  // The first report of a local inbox server should not wait for the writer thread to boot.
-  if (config.monitoring.kind === 'local-inbox') theInboxWriter().start();
+  // The first report of a local inbox server should not wait for the ingest thread to boot.
+  if (config.monitoring.kind === 'local-inbox' && !localInbox().problem()) {
+    localInbox().ingestThread().start();
+  }
   return tunnel;
 }

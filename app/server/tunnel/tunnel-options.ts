@@ -17,10 +17,12 @@ export interface TunnelOptions {
   bodyTimeoutMs: number;
   upstream: Upstream;
   /**
-   * Where envelopes for the local inbox DSN go; resolves once stored. A rejection answers 500,
-   * or 503 when it says the store is busy (inbox-writer-protocol.ts `isInboxBusy`).
+   * Where envelopes for the local inbox DSN go; resolves once stored, with the event's id as
+   * the store normalised it. A rejection answers by its IngestError code
+   * (app/server/inbox/store/ingest-protocol.ts): `rejected` 400 with its reason (what Relay
+   * refuses), `busy` 503, anything else 500.
    */
-  storeLocally(envelope: Uint8Array): Promise<void>;
+  storeLocally(envelope: Uint8Array): Promise<{ eventId?: string }>;
   /**
    * What local envelopes being received may hold in memory: per client (then 429) and all
    * together (then 503).

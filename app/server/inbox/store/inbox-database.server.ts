@@ -193,19 +193,26 @@ export function openInboxDatabase(path: string, options: InboxDatabaseOptions): 
   }
 }
 
-/** Versioned migrations in PRAGMA user_version, each in its own transaction. */
+/**
+ * Versioned migrations in PRAGMA user_version, each in an IMMEDIATE transaction that reads the
+ * version again inside it: the ingest thread, the pages and a second process may open the same
+ * file at once, and exactly one of them applies each step.
+ */
 function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `the inbox database is version ${current}, newer than this app knows (${MIGRATIONS.length}): it was written by a newer version`,
-    );
-  }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version] as string);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+  const step = db.transaction((): boolean => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new Error(
+        `the inbox database is version ${current}, newer than this app knows (${MIGRATIONS.length}): it was written by a newer version`,
+      );
+    }
+    if (current === MIGRATIONS.length) return false;
+    db.exec(MIGRATIONS[current] as string);
+    db.pragma(`user_version = ${current + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // One step per transaction, until the schema is current.
   }
 }
 

@@ -95,7 +95,8 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
         lost++;
         finish({ id, ok: false, code: INGEST_STOPPED, message });
       }
-      if (failure !== undefined || lost > 0) warnLimited('inbox thread stopped', `[inbox] ${message}`);
+      if (failure !== undefined || lost > 0)
+        warnLimited('inbox thread stopped', `[inbox] ${message}`);
     });
     // After the listeners: adding a 'message' listener refs the thread again.
     started.unref();
@@ -106,7 +107,10 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
     ingest(bytes, receivedAt) {
       if (pending.size >= maxPending) {
         return Promise.reject(
-          new IngestError(INGEST_BUSY, `the local inbox has ${maxPending} envelopes waiting already`),
+          new IngestError(
+            INGEST_BUSY,
+            `the local inbox has ${maxPending} envelopes waiting already`,
+          ),
         );
       }
       thread ??= start();

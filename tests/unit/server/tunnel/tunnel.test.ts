@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
-import { busyError } from '#app/server/inbox/inbox-writer-protocol';
+import { IngestError } from '#app/server/inbox/store/ingest-protocol';
 import { createAllowList } from '#app/server/tunnel/allow-list';
 import { createByteBudget } from '#app/server/tunnel/byte-budget';
 import { createClientSlots } from '#app/server/tunnel/client-share';
@@ -56,6 +56,7 @@ beforeAll(async () => {
     upstream,
     storeLocally: async (envelope) => {
       stored.push(envelope);
+      return {};
     },
     localBuffer,
     streamingForwards,
@@ -227,7 +228,7 @@ describe('createTunnel', () => {
 
 describe('createTunnel when the local inbox fails', () => {
   /** Posts one local-inbox envelope to a tunnel whose store is `storeLocally`. */
-  async function postWithStore(storeLocally: () => Promise<void>) {
+  async function postWithStore(storeLocally: () => Promise<{ eventId?: string }>) {
     const failures: string[] = [];
     const tunnel = createTunnel({
       allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
@@ -277,9 +278,23 @@ describe('createTunnel when the local inbox fails', () => {
   });
 
   it('answers 503 with Retry-After when the store has too many writes waiting', async () => {
-    const { answer, failures } = await postWithStore(() => Promise.reject(busyError(256)));
+    const { answer, failures } = await postWithStore(() =>
+      Promise.reject(new IngestError('busy', 'the local inbox has 1024 envelopes waiting already')),
+    );
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('5');
     expect(failures).toEqual(['[tunnel] 503 local inbox busy: too many envelopes being written']);
+  });
+
+  it('answers 400 with the store’s reason for an envelope Relay would refuse, and 200 with the stored id', async () => {
+    const refused = await postWithStore(() =>
+      Promise.reject(new IngestError('rejected', 'invalid item header: missing type')),
+    );
+    expect(refused.answer.status).toBe(400);
+    expect(refused.answer.text).toBe('invalid item header: missing type');
+    expect(refused.failures).toEqual(['[tunnel] 400 invalid item header: missing type']);
+    const stored = await postWithStore(async () => ({ eventId: 'f'.repeat(32) }));
+    expect(stored.answer.status).toBe(200);
+    expect(JSON.parse(stored.answer.text)).toEqual({ id: 'f'.repeat(32) });
   });
 });
