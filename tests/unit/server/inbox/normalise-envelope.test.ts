@@ -76,7 +76,7 @@ describe('normaliseEnvelope', () => {
     const bytes = Buffer.concat([good, tail]);
     const stored = normaliseEnvelope(bytes);
     expect(Buffer.from(stored.subarray(stored.length - tail.length)).equals(tail)).toBe(true);
-    expect(splitEnvelope(stored).problem).toBe('item 2 is shorter than its length');
+    expect(splitEnvelope(stored).problem).toBe('item 2: unexpected end of file');
   });
 
   it('copes with an event whose breadcrumb is nested 100,000 deep', () => {
