@@ -45,7 +45,7 @@ export interface Envelope {
 }
 
 /** Relay's `EnvelopeError` messages for what framing can get wrong. */
-export const FRAMING_ERRORS = {
+const FRAMING_ERRORS = {
   missingHeader: 'missing envelope header',
   invalidHeader: 'invalid envelope header',
   invalidItemHeader: 'invalid item header',

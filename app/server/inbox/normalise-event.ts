@@ -354,7 +354,7 @@ function shaped(
  * spend it too, which Relay's estimate leaves out, so a kept bag's JSON is within a few bytes
  * of its budget.
  */
-export function trimBag(value: unknown, bag: BagSize): unknown {
+function trimBag(value: unknown, bag: BagSize): unknown {
   const budget = { left: bag.bytes };
   const result = trimValue(value, bag.depth, budget);
   return result === DROPPED ? undefined : result;
@@ -443,7 +443,7 @@ class Token {
  * The string cut to `max` characters (Unicode code points, as Relay counts them), ending in
  * "..." when cut (Relay's `trim_string`).
  */
-export function cutText(value: string, max: number): string {
+function cutText(value: string, max: number): string {
   if (value.length <= max) return value;
   const keep = Math.max(max - 3, 0);
   let keepEnd = 0;
