@@ -4,6 +4,7 @@
  * https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/is-record';
+import { countItemType, emptyItemCounts } from './classify-envelope';
 import { type Envelope, payloadJson, splitEnvelope } from './envelope';
 import { normaliseEvent } from './normalise-event';
 
@@ -12,21 +13,6 @@ const LISTED_TYPES = new Set(['event']);
 const MAX_SUMMARY_TEXT = 500;
 /** Short fields (ids, level, environment, digest) are clipped harder: they are labels. */
 const MAX_LABEL = 100;
-/** Item types are Sentry's own short names; anything else is counted as "other". */
-const ITEM_TYPE = /^[a-z][a-z_]{0,31}$/;
-
-/**
- * Counts of item types, safe for names that come from the envelope: no prototype (a type
- * called "constructor" is just a name) and only well-formed type names.
- */
-export function countItemType(counts: Record<string, number>, type: unknown, by = 1): void {
-  const name = typeof type === 'string' && ITEM_TYPE.test(type) ? type : 'other';
-  counts[name] = (counts[name] ?? 0) + by;
-}
-
-export function emptyItemCounts(): Record<string, number> {
-  return Object.create(null) as Record<string, number>;
-}
 
 export interface EventSummary {
   eventId: string;
