@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { clientKeyOf } from '#app/server/security/client-key';
+import { clientRateHeaders } from './client-rate';
 import { clientShareHeaders } from './client-share';
 import { closeGently } from './close-gently.server';
 import { tunnelLogLine } from './tunnel-messages';
@@ -54,6 +55,20 @@ export class Exchange {
     this.options.logLimited('tunnel 429', tunnelLogLine(429, reason));
     const headers = clientShareHeaders(this.options.bodyTimeoutMs);
     // As rejectAndClose: the rest of a slow body is not waited for.
+    if (this.req.complete) {
+      this.answer(429, reason, PLAIN_TEXT, headers);
+      this.discardRest();
+      return;
+    }
+    this.answer(429, reason, PLAIN_TEXT, { ...headers, connection: 'close' });
+    this.closeAfterAnswer();
+  }
+
+  /** Past the client's rate into the local inbox: 429, and the SDK waits `retryAfterSeconds`. */
+  overRate(reason: string, retryAfterSeconds: number): void {
+    if (this.answered) return;
+    this.options.logLimited('tunnel 429', tunnelLogLine(429, reason));
+    const headers = clientRateHeaders(retryAfterSeconds);
     if (this.req.complete) {
       this.answer(429, reason, PLAIN_TEXT, headers);
       this.discardRest();

@@ -46,6 +46,7 @@ export function storeInLocalInbox(
     const { head } = exchange;
     const envelope = head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head);
     exchange.head = [];
+    options.localRate.charge(client, envelope.length);
     // Through a promise, so that a synchronous throw is answered like a rejection.
     Promise.resolve(envelope)
       .then((bytes) => options.storeLocally(bytes))

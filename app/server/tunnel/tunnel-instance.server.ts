@@ -6,6 +6,7 @@ import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
 import { createAllowList } from './allow-list';
 import { createByteBudget, localBufferLimits } from './byte-budget';
+import { CLIENT_RATE_LIMITS, createClientRate } from './client-rate';
 import { createClientSlots } from './client-share';
 import { createTunnel } from './tunnel.server';
 import { tunnelLogKind } from './tunnel-messages';
@@ -36,6 +37,7 @@ function createTheTunnel(): TunnelHandler {
     storeLocally: storeReport,
     localBuffer: createByteBudget(localBufferLimits(config.tunnelMaxBytes)),
     streamingForwards: createClientSlots(STREAMING_FORWARDS_PER_CLIENT),
+    localRate: createClientRate(CLIENT_RATE_LIMITS, Date.now),
     // Every line is one a client can cause: at most 20 a minute per status, then a summary.
     // DEBUG=tunnel asks for every line.
     log: config.tunnelDebug

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AllowList } from './allow-list';
 import type { ByteBudget } from './byte-budget';
+import type { ClientRate } from './client-rate';
 import type { ClientSlots } from './client-share';
 import type { Upstream } from './upstream.server';
 
@@ -28,6 +29,8 @@ export interface TunnelOptions {
    * together (then 503).
    */
   localBuffer: ByteBudget;
+  /** Each client's rate into the local inbox: envelopes and bytes (then 429). */
+  localRate: ClientRate;
   /** Forwards to Sentry whose body is still arriving, per client (then 429). */
   streamingForwards: ClientSlots;
   /** One line per rejected or failed request; never envelope contents. */

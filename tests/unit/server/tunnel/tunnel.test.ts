@@ -10,6 +10,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { IngestError } from '#app/server/inbox/store/ingest-protocol';
 import { createAllowList } from '#app/server/tunnel/allow-list';
 import { createByteBudget } from '#app/server/tunnel/byte-budget';
+import { CLIENT_RATE_LIMITS, createClientRate } from '#app/server/tunnel/client-rate';
 import { createClientSlots } from '#app/server/tunnel/client-share';
 import { createTunnel } from '#app/server/tunnel/tunnel.server';
 import { createUpstream, type Upstream } from '#app/server/tunnel/upstream.server';
@@ -43,6 +44,8 @@ const localBuffer = createByteBudget({
   smallEnvelope: 1024,
 });
 const streamingForwards = createClientSlots(2);
+// Wide enough that no test here meets it but the one about the rate (its own tunnel).
+const localRate = createClientRate(CLIENT_RATE_LIMITS, Date.now);
 
 beforeAll(async () => {
   fake = await startFakeSentry();
@@ -59,6 +62,7 @@ beforeAll(async () => {
       return {};
     },
     localBuffer,
+    localRate,
     streamingForwards,
     log: (line) => logs.push(line),
     logLimited: (kind, line) => limited.push(`${kind}: ${line}`),
@@ -243,6 +247,7 @@ describe('createTunnel when the local inbox fails', () => {
         reserve: 0,
         smallEnvelope: 0,
       }),
+      localRate: createClientRate(CLIENT_RATE_LIMITS, Date.now),
       streamingForwards: createClientSlots(2),
       log: (line) => failures.push(line),
       logLimited: (_kind, line) => failures.push(line),
@@ -296,5 +301,61 @@ describe('createTunnel when the local inbox fails', () => {
     const stored = await postWithStore(async () => ({ eventId: 'f'.repeat(32) }));
     expect(stored.answer.status).toBe(200);
     expect(JSON.parse(stored.answer.text)).toEqual({ id: 'f'.repeat(32) });
+  });
+});
+
+describe('createTunnel: each client’s rate into the local inbox', () => {
+  it('answers 429 with Retry-After and X-Sentry-Rate-Limits past the rate, storing nothing more', async () => {
+    const kept: Uint8Array[] = [];
+    const tunnel = createTunnel({
+      allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
+      maxBytes: 4096,
+      timeoutMs: 500,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
+      upstream,
+      storeLocally: async (envelope) => {
+        kept.push(envelope);
+        return {};
+      },
+      localBuffer: createByteBudget({
+        total: 1 << 20,
+        perClient: 1 << 20,
+        reserve: 0,
+        smallEnvelope: 0,
+      }),
+      localRate: createClientRate(
+        {
+          envelopesPerSecond: 0.001,
+          envelopeBurst: 2,
+          bytesPerSecond: 1e9,
+          byteBurst: 1e9,
+          maxClients: 10,
+        },
+        () => 0,
+      ),
+      streamingForwards: createClientSlots(2),
+      log: () => undefined,
+      logLimited: () => undefined,
+      debug: false,
+    });
+    const local = createServer((req, res) => void tunnel(req, res));
+    await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
+    try {
+      const port = (local.address() as AddressInfo).port;
+      const post = () =>
+        send(`http://127.0.0.1:${port}/monitoring?o=0&p=1`, {
+          body: textEnvelope(LOCAL_INBOX_DSN),
+        });
+      expect((await post()).status).toBe(200);
+      expect((await post()).status).toBe(200);
+      const third = await post();
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toBe('1000');
+      expect(third.headers.get('x-sentry-rate-limits')).toBe('1000::organization:client_rate');
+      expect(kept).toHaveLength(2);
+    } finally {
+      local.closeAllConnections();
+      await new Promise((done) => local.close(done));
+    }
   });
 });
