@@ -30,6 +30,7 @@ import { serverConfig } from '#app/server/env.server';
 import { answerHealth } from '#app/server/health/health-endpoint.server';
 import { isHealthPath } from '#app/server/health/health-report';
 import { healthSignals } from '#app/server/health/health-signals.server';
+import { localInbox } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   describeInboxAccess,
@@ -247,6 +248,10 @@ server.listen({ port: config.port, host: config.host }, () => {
       ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
     ].join('\n'),
   );
+  // The inbox opens now, not at the first report: a store that cannot be used says so at once.
+  const inboxProblem =
+    config.monitoring.kind === 'local-inbox' ? localInbox().problem() : undefined;
+  if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
 });
 
 trapUnhandledNodeErrors();

@@ -5,7 +5,7 @@
  * back when the exchange ends, however it ends. Past the client's share of envelopes still
  * arriving, 429 and the SDK waits; past the whole, 503 (docs/decisions/0103, 0611).
  */
-import { ingestErrorCode } from '#app/server/inbox/store/ingest-protocol';
+import { ingestErrorCode, rejectionStatus } from '#app/server/inbox/store/ingest-protocol';
 import { type Exchange, PLAIN_TEXT } from './exchange.server';
 import { errorMessageOf, tunnelLogLine } from './tunnel-messages';
 
@@ -60,7 +60,7 @@ export function storeInLocalInbox(
           const code = ingestErrorCode(error);
           if (code === 'rejected') {
             // What Relay would refuse: the client's mistake, with the reason it would give.
-            exchange.reject(400, errorMessageOf(error));
+            exchange.reject(rejectionStatus(error), errorMessageOf(error));
             return;
           }
           if (code === 'busy') {

@@ -91,8 +91,7 @@ function route(
         return;
       }
       storeInLocalInbox(exchange, header.eventId, ended);
-    }
-    else forwardToSentry(exchange, destination, ended);
+    } else forwardToSentry(exchange, destination, ended);
   } catch (error) {
     exchange.options.log(internalErrorLine(error));
     exchange.reject(500, 'tunnel error');

@@ -25,6 +25,8 @@ export interface IngestRefused {
   /** `rejected`: the envelope is bad (400, as Relay would); the others fail the store. */
   code: 'rejected' | typeof INGEST_BUSY | typeof INGEST_STOPPED | 'failed' | 'timeout';
   message: string;
+  /** For `rejected`: Relay's status, 400, or 413 for a size or count limit. */
+  status?: 400 | 413;
 }
 
 export type IngestAnswer = IngestAccepted | IngestRefused;
@@ -33,6 +35,8 @@ export type IngestAnswer = IngestAccepted | IngestRefused;
 export interface IngestThreadData {
   databasePath: string;
   maxEvents: number;
+  /** Where the build's source maps are, for grouping as Sentry does; none under `vinxi dev`. */
+  buildOutput?: { clientMapsDir: string; serverDir: string; projectRoot: string };
 }
 
 /** Too many envelopes waiting already: overload, answered 503 with Retry-After. */
@@ -63,6 +67,7 @@ export class IngestError extends Error {
   constructor(
     readonly code: IngestRefused['code'],
     message: string,
+    readonly status?: 400 | 413,
   ) {
     super(message);
   }
@@ -72,4 +77,9 @@ export class IngestError extends Error {
 export function ingestErrorCode(error: unknown): IngestRefused['code'] | undefined {
   if (!(error instanceof Error) || error.name !== 'IngestError') return undefined;
   return (error as IngestError).code;
+}
+
+/** The status Relay would answer a rejected envelope with. */
+export function rejectionStatus(error: unknown): 400 | 413 {
+  return (error as { status?: unknown }).status === 413 ? 413 : 400;
 }

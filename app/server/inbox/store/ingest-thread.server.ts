@@ -129,7 +129,7 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
           settle: (answer) =>
             answer.ok
               ? resolve(answer.eventId ? { eventId: answer.eventId } : {})
-              : reject(new IngestError(answer.code, answer.message)),
+              : reject(new IngestError(answer.code, answer.message, answer.status)),
         });
         // Alive while it has work, never otherwise.
         if (pending.size === 1) current.ref();
@@ -171,6 +171,7 @@ function workerFor(options: IngestThreadOptions): Worker {
   const workerData: IngestThreadData = {
     databasePath: options.databasePath,
     maxEvents: options.maxEvents,
+    ...(options.buildOutput ? { buildOutput: options.buildOutput } : {}),
   };
   const file = options.workerFile ?? defaultWorkerFile();
   // The source runs through tsx, which development and the tests have; the build needs nothing.

@@ -12,6 +12,7 @@ import { serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health-signals.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
+import { buildOutputOf } from '../source-maps/build-output';
 import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
 import { IngestError, ingestErrorCode } from './ingest-protocol';
 import { createIngestThread, type IngestThread } from './ingest-thread.server';
@@ -67,7 +68,12 @@ export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
       return database;
     },
     ingestThread() {
-      thread ??= createIngestThread({ databasePath, maxEvents });
+      const buildOutput = buildOutputOf(import.meta.url);
+      thread ??= createIngestThread({
+        databasePath,
+        maxEvents,
+        ...(buildOutput ? { buildOutput } : {}),
+      });
       return thread;
     },
   };

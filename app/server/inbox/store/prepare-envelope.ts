@@ -2,7 +2,8 @@
  * From an envelope's bytes to what the database stores, in the ingest thread: judged as Relay
  * judges it (../read-envelope.ts), split into its event, session updates and item counts
  * (../classify-envelope.ts), the event grouped as Sentry groups it (../grouping/grouping.ts),
- * with the tags its issue's breakdown counts. Pure: the arrival time is given.
+ * after the build's source maps as Sentry applies them (./resolve-for-grouping.ts), with the
+ * tags its issue's breakdown counts. The arrival time and the maps are given.
  */
 import { isRecord } from '#app/server/is-record';
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
@@ -10,6 +11,7 @@ import { groupEvent } from '../grouping/grouping';
 import type { NormalisedEvent } from '../normalise-event';
 import { readEnvelope } from '../read-envelope';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
+import { type GroupingMaps, resolvedForGrouping } from './resolve-for-grouping';
 
 export type PrepareResult =
   | { ok: true; prepared: PreparedEnvelope; eventId?: string }
@@ -19,7 +21,11 @@ export type PrepareResult =
 const MAX_TAGS = 50;
 const MAX_TAG_TEXT = 200;
 
-export function prepareEnvelope(bytes: Uint8Array, receivedAt: number): PrepareResult {
+export async function prepareEnvelope(
+  bytes: Uint8Array,
+  receivedAt: number,
+  maps?: GroupingMaps,
+): Promise<PrepareResult> {
   const read = readEnvelope(bytes);
   if (!read.ok) return read;
   const contents = classifyEnvelope(read.envelope, { receivedAt: new Date(receivedAt) });
@@ -28,12 +34,16 @@ export function prepareEnvelope(bytes: Uint8Array, receivedAt: number): PrepareR
     counts: { ...contents.counts },
   };
   if (!contents.event) return { ok: true, prepared };
-  prepared.event = preparedEvent(contents.event);
+  const event = contents.event;
+  // A map that cannot be read groups the frames as they came, as Sentry does without maps.
+  const grouped = await resolvedForGrouping(event, maps).catch(() => event);
+  prepared.event = preparedEvent(event, grouped);
   return { ok: true, prepared, eventId: prepared.event.eventId };
 }
 
-function preparedEvent(event: NormalisedEvent): PreparedEvent {
-  const grouping = groupEvent(event);
+/** `grouped` is the event with its frames through the source maps, as Sentry groups it. */
+function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>): PreparedEvent {
+  const grouping = groupEvent(grouped);
   const environment = textOf(event.environment);
   const release = textOf(event.release);
   const url = urlOf(event);
