@@ -174,9 +174,7 @@ function workerFor(options: IngestThreadOptions): Worker {
     ...(options.buildOutput ? { buildOutput: options.buildOutput } : {}),
   };
   const file = options.workerFile ?? defaultWorkerFile();
-  // The source runs through tsx, which development and the tests have; the build needs nothing.
-  const execArgv = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  return new Worker(file, { workerData, execArgv, name: 'inbox-ingest' });
+  return new Worker(file, { workerData, name: 'inbox-ingest' });
 }
 
 /**
@@ -190,5 +188,6 @@ function defaultWorkerFile(): string {
     if (existsSync(built)) return built;
     dir = dirname(dir);
   }
-  return fileURLToPath(new URL('./ingest-worker.ts', import.meta.url));
+  // The source, through tsx (./ingest-worker-source.mjs), which development and the tests have.
+  return fileURLToPath(new URL('./ingest-worker-source.mjs', import.meta.url));
 }
