@@ -32,6 +32,8 @@ const server = spawn(process.execPath, ['.output/server/index.mjs'], {
     HOST: '127.0.0.1',
     PORT: '0',
     MONITORING_INBOX_DIR: dir,
+    // Read from 127.0.0.1 with no proxy in front: the operator's case (decision 0306).
+    MONITORING_INBOX_TRUST_LOOPBACK: 'true',
     SENTRY_DSN: '',
   },
   stdio: ['ignore', 'pipe', 'inherit'],

@@ -2,6 +2,7 @@
  * The server's configuration: `process.env` parsed once, at start, with one valibot schema.
  * A bad value stops the server with one message that names every bad variable and why.
  */
+import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
@@ -138,6 +139,9 @@ const EnvSchema = v.object({
   MONITORING_INBOX_TOKEN: v.optional(
     v.pipe(v.string(), v.trim(), v.minLength(16, 'must be at least 16 characters')),
   ),
+  // The operator's word that no reverse proxy runs on this machine in front of the app: then
+  // requests from this machine read the inbox without signing in (decision 0306).
+  MONITORING_INBOX_TRUST_LOOPBACK: v.optional(flag, 'false'),
   PUBLIC_URL: v.optional(publicUrl),
   SENTRY_SPOTLIGHT: v.optional(spotlight, 'false'),
   ALLOWED_HOSTS: v.optional(hostList),
@@ -157,13 +161,19 @@ export type MonitoringMode =
   | { kind: 'sentry'; dsn: Dsn };
 
 /**
- * Who may read and clear the local inbox: anyone (development), requests from this machine
- * only (production), or visitors who signed in with MONITORING_INBOX_TOKEN.
+ * Who may read and clear the local inbox: anyone (development without a token), or visitors
+ * who signed in with the token (MONITORING_INBOX_TOKEN, or one made for this run), and with
+ * MONITORING_INBOX_TRUST_LOOPBACK also requests from this machine (decision 0306).
  */
 export type InboxAccess =
   | { kind: 'open' }
-  | { kind: 'loopback' }
-  | { kind: 'token'; token: string };
+  | {
+      kind: 'token';
+      token: string;
+      /** Made at start for this run (no MONITORING_INBOX_TOKEN): the start line prints it. */
+      generated: boolean;
+      trustLoopback: boolean;
+    };
 
 /**
  * Spotlight (https://spotlightjs.com): in development, a copy of every server and browser event
@@ -218,8 +228,19 @@ export interface ServerConfig {
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
 
-/** Pure: parses an environment (process.env or a test's table) into the server config. */
-export function parseServerEnv(env: Record<string, string | undefined>): EnvResult {
+/** A token for this run when MONITORING_INBOX_TOKEN is unset: 32 random bytes, base64url. */
+export function newInboxToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Pure but for `newToken`: parses an environment (process.env or a test's table) into the
+ * server config. `newToken` makes the inbox token when production has none set.
+ */
+export function parseServerEnv(
+  env: Record<string, string | undefined>,
+  newToken: () => string = newInboxToken,
+): EnvResult {
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.entries)) input[key] = emptyAsUnset(env[key]);
   const result = v.safeParse(EnvSchema, input);
@@ -254,7 +275,12 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
       release: e.SENTRY_RELEASE ?? `${packageJson.name}@${packageJson.version}`,
       tracesSampleRate: e.SENTRY_TRACES_SAMPLE_RATE ?? (monitoring.kind === 'sentry' ? 0.1 : 1),
       exampleRoutes: e.ENABLE_EXAMPLE_ROUTES ?? !production,
-      inboxAccess: inboxAccessOf(production, e.MONITORING_INBOX_TOKEN),
+      inboxAccess: inboxAccessOf(
+        production,
+        e.MONITORING_INBOX_TOKEN,
+        e.MONITORING_INBOX_TRUST_LOOPBACK,
+        newToken,
+      ),
       ...(e.PUBLIC_URL ? { publicUrl: e.PUBLIC_URL } : {}),
       allowedHosts:
         e.ALLOWED_HOSTS ?? (production && e.PUBLIC_URL ? [e.PUBLIC_URL.host.toLowerCase()] : 'any'),
@@ -268,9 +294,16 @@ export function parseServerEnv(env: Record<string, string | undefined>): EnvResu
   };
 }
 
-function inboxAccessOf(production: boolean, token: string | undefined): InboxAccess {
-  if (token) return { kind: 'token', token };
-  return production ? { kind: 'loopback' } : { kind: 'open' };
+function inboxAccessOf(
+  production: boolean,
+  token: string | undefined,
+  trustLoopback: boolean,
+  newToken: () => string,
+): InboxAccess {
+  if (token) return { kind: 'token', token, generated: false, trustLoopback };
+  // Development stays open: it is where the newcomer's path starts.
+  if (!production) return { kind: 'open' };
+  return { kind: 'token', token: newToken(), generated: true, trustLoopback };
 }
 
 function spotlightOf(production: boolean, sidecarUrl: string | false): SpotlightSetting {
@@ -286,7 +319,8 @@ function localInboxDsn(): Dsn {
 
 /** The parsed config of this process. Throws the full message when the environment is bad. */
 export function serverConfig(): ServerConfig {
-  // A bad environment throws before anything is kept: every call tells the same story.
+  // A bad environment throws before anything is kept: every call tells the same story. Kept
+  // once per process, so every copy of this module sees the same token made for this run.
   return processShared('server-config', () => {
     const result = parseServerEnv(process.env);
     if (!result.ok) throw new Error(result.message);

@@ -1,16 +1,38 @@
 /**
- * Signing in to the local inbox with MONITORING_INBOX_TOKEN (production). A plain HTML form
- * posts here, so it works before hydration; the answer is a redirect, thrown as a Response
- * (see clearInbox in ./inbox.functions.ts for why thrown).
+ * Signing in to and out of the local inbox (decision 0306). Plain HTML forms post here, so
+ * they work before hydration and without JavaScript; the answers are redirects, thrown as a
+ * Response (see clearInbox in ./inbox.functions.ts for why thrown).
  */
 import { createServerFn } from '@tanstack/react-start';
-import { getEvent } from '@tanstack/react-start/server';
+import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { serverConfig } from './env.server';
-import { type InboxAccessDecision, sessionCookie, tokenMatches } from './inbox/inbox-access';
-import { currentInboxAccess } from './inbox/inbox-access.server';
+import {
+  endedSessionCookie,
+  type InboxAccessDecision,
+  sessionCookie,
+  tokenMatches,
+} from './inbox/inbox-access';
+import {
+  currentClient,
+  currentInboxAccess,
+  currentSessionId,
+  inboxSessions,
+  signInLimiter,
+} from './inbox/inbox-access.server';
+import { SESSION_MAX_AGE_MS } from './inbox/inbox-sessions';
+import { warnLimited } from './logging/rate-limited-log';
+import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
+import {
+  SIGN_IN_LOCKOUT_MS,
+  SIGN_IN_MAX_FAILURES,
+  SIGN_IN_WINDOW_MS,
+} from './security/sign-in-limiter';
 
-/** What the sign-in page shows: the form, why there is none, or that it is not needed. */
+/** One fixed kind for every failed sign-in line: at most 20 a minute whoever guesses. */
+const FAILED_SIGN_IN = 'sign-in failed';
+
+/** What the sign-in page shows: the form, or that the inbox is already open to this request. */
 export const getInboxAccess = createServerFn({ method: 'GET' }).handler(
   (): InboxAccessDecision => currentInboxAccess(),
 );
@@ -22,23 +44,64 @@ export const signInToInbox = createServerFn({ method: 'POST' })
     v.parse(SignInInput, input instanceof FormData ? Object.fromEntries(input) : input),
   )
   .handler(async ({ data }): Promise<never> => {
+    // Before the token is even looked at: a GET would carry it in the URL, into access logs.
+    const refusal = formPostRefusalOf(getWebRequest(), 'signs in');
+    if (refusal) throw refusalResponse(refusal);
     const { inboxAccess, publicUrl } = serverConfig();
-    if (inboxAccess.kind !== 'token') {
-      throw new Response(null, { status: 303, headers: { Location: '/errors' } });
+    if (inboxAccess.kind !== 'token') throw seeOther('/errors');
+
+    const client = currentClient();
+    const limiter = signInLimiter();
+    const gate = limiter.check(client);
+    if (!gate.allowed) {
+      warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: ${client} is locked out`);
+      throw new Response(
+        `Too many wrong tokens from your address: try again in ${minutes(gate.retryAfterSeconds)}.`,
+        {
+          status: 429,
+          headers: {
+            'Retry-After': String(gate.retryAfterSeconds),
+            'Content-Type': 'text/plain; charset=utf-8',
+          },
+        },
+      );
     }
     if (!tokenMatches(data.token, inboxAccess.token)) {
-      const peer = getEvent().node.req.socket.remoteAddress ?? 'unknown';
-      console.warn(`[inbox] sign-in refused: wrong token from ${peer}`);
-      throw new Response(null, {
-        status: 303,
-        headers: { Location: '/errors/sign-in?failed=1' },
-      });
+      const { failures, lockedOut } = limiter.failed(client);
+      // Never the value typed: it may be the token with a typo.
+      const span = `${SIGN_IN_WINDOW_MS / 60_000} min`;
+      const count = lockedOut
+        ? `${failures} in ${span}: locked out for ${SIGN_IN_LOCKOUT_MS / 60_000} min`
+        : `${failures} of ${SIGN_IN_MAX_FAILURES} in ${span}`;
+      warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: wrong token from ${client} (${count})`);
+      throw seeOther('/errors/sign-in?failed=1');
     }
-    throw new Response(null, {
-      status: 303,
-      headers: {
-        Location: '/errors',
-        'Set-Cookie': sessionCookie(inboxAccess.token, publicUrl?.protocol === 'https:'),
-      },
-    });
+    limiter.succeeded(client);
+    const cookie = sessionCookie(
+      inboxSessions().create(),
+      SESSION_MAX_AGE_MS,
+      publicUrl?.protocol === 'https:',
+    );
+    throw seeOther('/errors', { 'Set-Cookie': cookie });
   });
+
+/** Ends this browser's session, on the server and in its cookie. */
+export const signOutOfInbox = createServerFn({ method: 'POST' }).handler(
+  async (): Promise<never> => {
+    const refusal = formPostRefusalOf(getWebRequest(), 'signs out');
+    if (refusal) throw refusalResponse(refusal);
+    const session = currentSessionId();
+    if (session !== undefined) inboxSessions().end(session);
+    const secure = serverConfig().publicUrl?.protocol === 'https:';
+    throw seeOther('/errors/sign-in', { 'Set-Cookie': endedSessionCookie(secure) });
+  },
+);
+
+function seeOther(location: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 303, headers: { Location: location, ...headers } });
+}
+
+function minutes(seconds: number): string {
+  const count = Math.ceil(seconds / 60);
+  return count === 1 ? 'a minute' : `${count} minutes`;
+}

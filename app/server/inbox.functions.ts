@@ -15,16 +15,18 @@ import { type EventDetail, readEventDetail, type UnshownEvent } from './inbox/in
 import { findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
 import type { ExceptionView } from './inbox/stack-view';
 import { wellFormed } from './inbox/well-formed';
-import { clearRefusal } from './security/clear-inbox-guard';
+import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
 
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
  * redirect to the sign-in page for a request the inbox is private to (inbox-access.ts).
+ * `signedIn`: the request holds a session, so the page offers to sign out.
  */
-function inboxOrNotFound(): LocalInbox {
+function inboxOrNotFound(): { inbox: LocalInbox; signedIn: boolean } {
   if (serverConfig().monitoring.kind !== 'local-inbox') throw notFound();
-  if (currentInboxAccess() !== 'allowed') throw redirect({ to: '/errors/sign-in' });
-  return localInbox();
+  const access = currentInboxAccess();
+  if (access === 'sign-in') throw redirect({ to: '/errors/sign-in' });
+  return { inbox: localInbox(), signedIn: access === 'session' };
 }
 
 export const InboxPageInput = v.object({
@@ -33,8 +35,8 @@ export const InboxPageInput = v.object({
 
 export const listInboxEvents = createServerFn({ method: 'GET' })
   .validator(InboxPageInput)
-  .handler(async ({ data }): Promise<InboxPage & { inboxDir: string }> => {
-    const inbox = inboxOrNotFound();
+  .handler(async ({ data }): Promise<InboxPage & { inboxDir: string; signedIn: boolean }> => {
+    const { inbox, signedIn } = inboxOrNotFound();
     const entries = await inbox.list();
     const page = inboxPage(entries, data.page);
     // Only the events on this page: at most INBOX_PAGE_SIZE entries are read and resolved.
@@ -49,7 +51,7 @@ export const listInboxEvents = createServerFn({ method: 'GET' })
       const topFrame = topFrames.get(entryIds.get(event.eventId) ?? '');
       return topFrame ? { ...event, topFrame } : event;
     });
-    return wellFormed({ ...page, events, inboxDir: inbox.dir });
+    return wellFormed({ ...page, events, inboxDir: inbox.dir, signedIn });
   });
 
 // Any text up to a sane length: an id that names no event is a 404, not a failure.
@@ -62,8 +64,8 @@ export type InboxEventPage = Omit<EventDetail, 'exceptions'> & { stack: Exceptio
 
 export const getInboxEvent = createServerFn({ method: 'GET' })
   .validator(InboxEventInput)
-  .handler(async ({ data }): Promise<InboxEventPage | UnshownEvent> => {
-    const inbox = inboxOrNotFound();
+  .handler(async ({ data }): Promise<(InboxEventPage | UnshownEvent) & { signedIn: boolean }> => {
+    const { inbox, signedIn } = inboxOrNotFound();
     const entry = findEventEntry(await inbox.list(), data.eventId);
     const bytes = entry ? await inbox.read(entry.id) : undefined;
     if (!bytes || !entry) throw notFound();
@@ -77,15 +79,13 @@ export const getInboxEvent = createServerFn({ method: 'GET' })
         'inbox entry unshown',
         `[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`,
       );
-      return { eventId: data.eventId, unshown: true };
+      return { eventId: data.eventId, unshown: true, signedIn };
     }
     if (!read) throw notFound();
     const { exceptions, ...detail } = read.detail;
     // Resolved now, as the page is read; never throws (event-stack.server.ts).
-    return wellFormed({
-      ...detail,
-      stack: await stackForDetail(inbox, entry.id, exceptions, read.event),
-    });
+    const stack = await stackForDetail(inbox, entry.id, exceptions, read.event);
+    return wellFormed({ ...detail, stack, signedIn });
   });
 
 /** The confirmation the clear form sends: without it nothing is deleted. */
@@ -102,18 +102,9 @@ export const clearInbox = createServerFn({ method: 'POST' })
     v.parse(ClearInboxInput, input instanceof FormData ? Object.fromEntries(input) : input),
   )
   .handler(async (): Promise<never> => {
-    const inbox = inboxOrNotFound();
-    const request = getWebRequest();
-    const refusal = clearRefusal({
-      method: request?.method ?? 'GET',
-      origin: request?.headers.get('origin') ?? null,
-      host: request?.headers.get('host') ?? null,
-      fetchSite: request?.headers.get('sec-fetch-site') ?? null,
-    });
-    if (refusal) {
-      const headers: Record<string, string> = refusal.status === 405 ? { Allow: 'POST' } : {};
-      throw new Response(refusal.reason, { status: refusal.status, headers });
-    }
+    const { inbox } = inboxOrNotFound();
+    const refusal = formPostRefusalOf(getWebRequest(), 'clears the inbox');
+    if (refusal) throw refusalResponse(refusal);
     const deleted = await inbox.clear();
     throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });
   });

@@ -31,17 +31,23 @@ export function describeMonitoring(
   return `errors go to Sentry project ${p}${facts.length ? ` (${facts.join(', ')})` : ''} at ${monitoring.dsn.host}`;
 }
 
-/** Who can read the local inbox, in one line; undefined with Sentry (there is no inbox). */
-export function describeInboxAccess(config: ServerConfig): string | undefined {
+/**
+ * Who can read the local inbox, in one line; undefined with Sentry (there is no inbox). With a
+ * token made for this run, the line carries the one-click sign-in link: the token is in the
+ * fragment, which browsers never send, so it reaches no access log (decision 0306).
+ */
+export function describeInboxAccess(config: ServerConfig, port = config.port): string | undefined {
   if (config.monitoring.kind !== 'local-inbox') return undefined;
-  switch (config.inboxAccess.kind) {
-    case 'open':
-      return '/errors is open to anyone who can reach this server (development)';
-    case 'loopback':
-      return '/errors answers only requests from this machine (production); set MONITORING_INBOX_TOKEN to let visitors sign in';
-    case 'token':
-      return '/errors is open to visitors who sign in with MONITORING_INBOX_TOKEN';
+  const access = config.inboxAccess;
+  if (access.kind === 'open') {
+    return '/errors is open to anyone who can reach this server (development)';
   }
+  const local = access.trustLoopback
+    ? '/errors is open to requests from this machine (MONITORING_INBOX_TRUST_LOOPBACK: no proxy in front) and '
+    : '/errors is open ';
+  if (!access.generated) return `${local}to visitors who sign in with MONITORING_INBOX_TOKEN`;
+  const link = `${errorsUrl(config.host, port)}/sign-in#token=${access.token}`;
+  return `${local}to visitors who sign in; one-click sign-in: ${link} (a token made for this run; set MONITORING_INBOX_TOKEN to keep one)`;
 }
 
 /**

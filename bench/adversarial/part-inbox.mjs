@@ -49,7 +49,10 @@ export async function inboxPart() {
     console.log(
       `Part 3. /errors with ${COUNT} stored envelopes of ${(size / 1024 / 1024).toFixed(2)} MiB (local inbox mode).\n`,
     );
-    server = await startServer({ env: { SENTRY_DSN: '', MONITORING_INBOX_DIR: dir } });
+    // Read from 127.0.0.1 with no proxy in front: the operator's case (decision 0306).
+    server = await startServer({
+      env: { SENTRY_DSN: '', MONITORING_INBOX_DIR: dir, MONITORING_INBOX_TRUST_LOOPBACK: 'true' },
+    });
     await views(server.origin);
   } finally {
     if (server) printComplaints('inbox', server, await server.stop());

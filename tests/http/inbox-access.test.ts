@@ -1,7 +1,9 @@
 /**
- * Who may read and clear the local inbox in production: requests from this machine, or
- * visitors signed in with MONITORING_INBOX_TOKEN. Everyone else sees no event text, whether
- * they ask for the page or call its server functions directly.
+ * Who may read and clear the local inbox in production: visitors who signed in (with
+ * MONITORING_INBOX_TOKEN, or the token made for the run), and with
+ * MONITORING_INBOX_TRUST_LOOPBACK requests from this machine. Everyone else sees no event text,
+ * whether they ask for the page or call its server functions directly. The sign-in itself
+ * (POST only, lockout, sessions, the generated token's link) is tests/http/inbox-sign-in.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
@@ -40,17 +42,20 @@ function callList(server: BuiltServer, headers: Record<string, string> = {}) {
   });
 }
 
-describe('production without a token: this machine only', () => {
+describe('production with MONITORING_INBOX_TRUST_LOOPBACK=true: this machine needs no sign-in', () => {
   let server: BuiltServer;
 
   beforeAll(async () => {
-    server = await startBuiltServer({ MONITORING_INBOX_DIR: seeded() });
+    server = await startBuiltServer({
+      MONITORING_INBOX_DIR: seeded(),
+      MONITORING_INBOX_TRUST_LOOPBACK: 'true',
+    });
   });
   afterAll(() => server?.stop());
 
   it('says so at start', () => {
     expect(server.output()).toContain(
-      '[monitoring] /errors answers only requests from this machine (production)',
+      '[monitoring] /errors is open to requests from this machine (MONITORING_INBOX_TRUST_LOOPBACK: no proxy in front) and to visitors who sign in; one-click sign-in: ',
     );
   });
 
@@ -68,7 +73,7 @@ describe('production without a token: this machine only', () => {
     ['a request a proxy on this machine forwarded', { 'x-forwarded-for': '203.0.113.7' }],
     ['a request with a Forwarded header', { forwarded: 'for=203.0.113.7' }],
     ['a rebound DNS name (Host is not loopback)', { host: 'evil.example' }],
-  ])('shows %s no event, only why', async (_name, headers) => {
+  ])('shows %s no event, only the sign-in form', async (_name, headers) => {
     const list = await get(server, '/errors', headers);
     expect(list.status).toBe(307);
     expect(list.headers.location).toBe('/errors/sign-in');
@@ -78,8 +83,8 @@ describe('production without a token: this machine only', () => {
 
     const signIn = await get(server, '/errors/sign-in', headers);
     const html = signIn.text;
-    expect(html).toContain('answers only on the server itself');
-    expect(html).not.toContain('<form');
+    expect(html).toMatch(/<form[^>]*method="post"/);
+    expect(html).not.toContain(SECRET);
 
     const call = await callList(server, headers);
     expect(call.text).not.toContain(SECRET);
@@ -103,6 +108,8 @@ describe('production with MONITORING_INBOX_TOKEN', () => {
     server = await startBuiltServer({
       MONITORING_INBOX_DIR: seeded(),
       MONITORING_INBOX_TOKEN: TOKEN,
+      // The production default (the harness trusts loopback).
+      MONITORING_INBOX_TRUST_LOOPBACK: 'false',
     });
   });
   afterAll(() => server?.stop());

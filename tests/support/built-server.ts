@@ -53,6 +53,11 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // a browser on two cores, and a page shed for that machine's lag would fail a test about
     // something else.
     LOAD_SHEDDING_LAG_MS: '0',
+    // No proxy runs in front of a test server, and most tests read /errors from 127.0.0.1 as
+    // an operator on the machine would: the production default (a sign-in even from loopback,
+    // decision 0306) is exercised where a test sets this to 'false' (inbox-access,
+    // inbox-sign-in, behind-nginx, the sign-in browser test).
+    MONITORING_INBOX_TRUST_LOOPBACK: 'true',
     ...extra,
   };
 }

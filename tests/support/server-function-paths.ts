@@ -15,3 +15,5 @@ export const SIGN_IN_TO_INBOX_FN =
   '/_server/app_server_inbox-access_functions_ts--signInToInbox_createServerFn_handler';
 export const GET_APP_OVERVIEW_FN =
   '/_server/app_server_app-info_functions_ts--getAppOverview_createServerFn_handler';
+export const SIGN_OUT_OF_INBOX_FN =
+  '/_server/app_server_inbox-access_functions_ts--signOutOfInbox_createServerFn_handler';

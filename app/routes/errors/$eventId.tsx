@@ -4,6 +4,7 @@ import { Breadcrumbs } from '#app/components/inbox/Breadcrumbs';
 import { EventFacts } from '#app/components/inbox/EventFacts';
 import { headline } from '#app/components/inbox/EventList';
 import { formatUtc } from '#app/components/inbox/format-time';
+import { SignOut } from '#app/components/inbox/SignOut';
 import { StackTrace } from '#app/components/inbox/StackTrace';
 import { getInboxEvent, InboxEventInput } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from './-inbox-only';
@@ -24,12 +25,13 @@ export const Route = createFileRoute('/errors/$eventId')({
 
 function EventPage() {
   const event = Route.useLoaderData();
-  if ('unshown' in event) return <UnshownEvent eventId={event.eventId} />;
+  if ('unshown' in event) return <UnshownEvent eventId={event.eventId} signedIn={event.signedIn} />;
   return (
     <main className="page">
       <p>
         <Link to="/errors">← All captured events</Link>
       </p>
+      {event.signedIn ? <SignOut /> : null}
       <h1 className="event-headline">{headline(event)}</h1>
       <dl className="facts">
         <dt>Event id</dt>
@@ -70,12 +72,13 @@ function EventPage() {
 }
 
 /** An entry the server could not turn into a page: the rest of the inbox is still there. */
-function UnshownEvent({ eventId }: { eventId: string }) {
+function UnshownEvent({ eventId, signedIn }: { eventId: string; signedIn: boolean }) {
   return (
     <main className="page">
       <p>
         <Link to="/errors">← All captured events</Link>
       </p>
+      {signedIn ? <SignOut /> : null}
       <h1>This event could not be shown</h1>
       <p>
         The inbox holds an event with the id <code>{eventId}</code>, but it could not be read as

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { ClearInbox } from '#app/components/inbox/ClearInbox';
 import { countOf } from '#app/components/inbox/count-of';
 import { EventList } from '#app/components/inbox/EventList';
+import { SignOut } from '#app/components/inbox/SignOut';
 import { useSiteConfig } from '#app/components/use-site-config';
 import { InboxPageInput, listInboxEvents } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from './-inbox-only';
@@ -39,6 +40,7 @@ function ErrorInbox() {
   return (
     <main className="page">
       <h1>Error inbox</h1>
+      {inbox.signedIn ? <SignOut /> : null}
       <p className="muted">
         Local inbox mode: what this app would have sent to Sentry, kept in{' '}
         <code>{inbox.inboxDir}</code> (the newest 1,000 envelopes).

@@ -1,5 +1,7 @@
-import { createFileRoute, Link, redirect } from '@tanstack/react-router';
+import { createFileRoute, Link, useNavigate } from '@tanstack/react-router';
+import { useEffect, useRef } from 'react';
 import * as v from 'valibot';
+import { takeTokenFromFragment } from '#app/components/inbox/sign-in-fragment';
 import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.functions';
 import { inboxPagesOnly } from './-inbox-only';
 
@@ -9,11 +11,11 @@ const SignInSearch = v.object({
 
 export const Route = createFileRoute('/errors/sign-in')({
   validateSearch: SignInSearch,
+  // No redirect from the server when the inbox is already open to this request: a redirect
+  // would carry the link's #token=… fragment on to /errors, into the address bar and history.
   async loader(match) {
     inboxPagesOnly(match);
-    const access = await getInboxAccess();
-    if (access === 'allowed') throw redirect({ to: '/errors' });
-    return { access };
+    return { access: await getInboxAccess() };
   },
   head: () => ({ meta: [{ title: 'Error inbox · Start Monitoring' }] }),
   component: InboxSignIn,
@@ -22,17 +24,30 @@ export const Route = createFileRoute('/errors/sign-in')({
 function InboxSignIn() {
   const { access } = Route.useLoaderData();
   const { failed } = Route.useSearch();
-  if (access === 'local-only') {
+  const navigate = useNavigate();
+  const form = useRef<HTMLFormElement>(null);
+  const mayRead = access !== 'sign-in';
+
+  // The server's one-click link: the token leaves the address bar first, then is posted with
+  // the form, as if typed (sign-in-fragment.ts).
+  useEffect(() => {
+    const token = takeTokenFromFragment(window.location, window.history);
+    if (mayRead) {
+      void navigate({ to: '/errors', replace: true });
+      return;
+    }
+    const input = form.current?.elements.namedItem('token');
+    if (token === undefined || !(input instanceof HTMLInputElement)) return;
+    input.value = token;
+    form.current?.requestSubmit();
+  }, [mayRead, navigate]);
+
+  if (mayRead) {
     return (
       <main className="page">
         <h1>Error inbox</h1>
-        <p role="alert">
-          In production the error inbox answers only on the server itself: it holds the full text of
-          every server failure. Open it from that machine (http://localhost/errors), or set{' '}
-          <code>MONITORING_INBOX_TOKEN</code> to let visitors sign in.
-        </p>
         <p>
-          <Link to="/">Go to the home page</Link>
+          You can read the inbox: <Link to="/errors">open it</Link>.
         </p>
       </main>
     );
@@ -40,9 +55,18 @@ function InboxSignIn() {
   return (
     <main className="page">
       <h1>Error inbox</h1>
-      <p>The inbox holds the full text of every failure. Sign in with the inbox token.</p>
+      <p>
+        The inbox holds the full text of every failure. Sign in with the inbox token: the value of{' '}
+        <code>MONITORING_INBOX_TOKEN</code>, or the token in the sign-in link the server printed
+        when it started.
+      </p>
       {failed ? <p role="alert">That is not the inbox token.</p> : null}
-      <form method="post" action={signInToInbox.url} aria-label="Sign in to the error inbox">
+      <form
+        ref={form}
+        method="post"
+        action={signInToInbox.url}
+        aria-label="Sign in to the error inbox"
+      >
         <label>
           Inbox token{' '}
           <input type="password" name="token" autoComplete="current-password" required />

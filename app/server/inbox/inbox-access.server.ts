@@ -1,20 +1,73 @@
-/** The inbox access policy (./inbox-access.ts) applied to the request being served. */
+/**
+ * The inbox access policy (./inbox-access.ts) applied to the request being served, with the
+ * process's one session store and sign-in limiter (kept through processShared, decision 0940).
+ */
 import { getEvent } from '@tanstack/react-start/server';
 import { serverConfig } from '#app/server/env.server';
 import { peerAddressOf } from '#app/server/node/peer-address';
+import { processShared } from '#app/server/process-shared.server';
+import { clientKeyOf } from '#app/server/security/client-key';
+import {
+  createSignInLimiter,
+  SIGN_IN_LOCKOUT_MS,
+  SIGN_IN_MAX_CLIENTS,
+  SIGN_IN_MAX_FAILURES,
+  SIGN_IN_WINDOW_MS,
+  type SignInLimiter,
+} from '#app/server/security/sign-in-limiter';
 import { type InboxAccessDecision, inboxAccessDecision, sessionFromCookies } from './inbox-access';
+import {
+  createInboxSessions,
+  type InboxSessions,
+  MAX_SESSIONS,
+  SESSION_IDLE_MS,
+  SESSION_MAX_AGE_MS,
+} from './inbox-sessions';
 
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
+/** The signed-in sessions of this process: in memory, so a restart signs everyone out. */
+export function inboxSessions(): InboxSessions {
+  return processShared('inbox-sessions', () =>
+    createInboxSessions({
+      idleMs: SESSION_IDLE_MS,
+      maxAgeMs: SESSION_MAX_AGE_MS,
+      maxSessions: MAX_SESSIONS,
+    }),
+  );
+}
+
+export function signInLimiter(): SignInLimiter {
+  return processShared('inbox-sign-in-limiter', () =>
+    createSignInLimiter({
+      maxFailures: SIGN_IN_MAX_FAILURES,
+      windowMs: SIGN_IN_WINDOW_MS,
+      lockoutMs: SIGN_IN_LOCKOUT_MS,
+      maxClients: SIGN_IN_MAX_CLIENTS,
+    }),
+  );
+}
+
+/** Who sent the request being served, as every per-client limit counts clients. */
+export function currentClient(): string {
+  // Not req.socket: during SSR the server function runs on a synthetic request (peer-address.ts).
+  return clientKeyOf(peerAddressOf(getEvent().node.req.headers));
+}
+
+/** The session id in the request's cookie, if any. */
+export function currentSessionId(): string | undefined {
+  return sessionFromCookies(getEvent().node.req.headers.cookie);
+}
+
 export function currentInboxAccess(): InboxAccessDecision {
   const { inboxAccess } = serverConfig();
-  if (inboxAccess.kind === 'open') return 'allowed';
-  const { req } = getEvent().node;
+  if (inboxAccess.kind === 'open') return 'open';
+  const { headers } = getEvent().node.req;
+  const session = currentSessionId();
   return inboxAccessDecision(inboxAccess, {
-    // Not req.socket: during SSR the server function runs on a synthetic request (peer-address.ts).
-    remoteAddress: peerAddressOf(req.headers),
-    host: req.headers.host ?? null,
-    forwarded: FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined),
-    session: sessionFromCookies(req.headers.cookie),
+    remoteAddress: peerAddressOf(headers),
+    host: headers.host ?? null,
+    forwarded: FORWARDING_HEADERS.some((name) => headers[name] !== undefined),
+    signedIn: session !== undefined && inboxSessions().touch(session),
   });
 }

@@ -1,18 +1,21 @@
 /**
  * Who may read and clear the local inbox. Pure policy over what a request says about itself;
- * the server function glue is in app/server/inbox.functions.ts. Why: the inbox holds the full
- * text and stack of every server failure, which the error pages never show
- * (docs/decisions/0305-private-inbox.md).
+ * the glue is in ./inbox-access.server.ts and ../inbox-access.functions.ts. Why: the inbox holds
+ * the full text and stack of every server failure, which the error pages never show, and behind
+ * a proxy on this machine every visitor looks local
+ * (docs/decisions/0306-inbox-sign-in-by-default.md).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { InboxAccess } from '#app/server/env.server';
 import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
 
 export const INBOX_SESSION_COOKIE = 'inbox_session';
-/** A week: long enough for a debugging session, short enough that a lost laptop expires. */
-export const INBOX_SESSION_MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 
-export type InboxAccessDecision = 'allowed' | 'sign-in' | 'local-only';
+/**
+ * Why a request may read the inbox (it is open, it comes from this machine and the operator
+ * said no proxy is in front, it holds a session), or that it must sign in first.
+ */
+export type InboxAccessDecision = 'open' | 'loopback' | 'session' | 'sign-in';
 
 export interface InboxRequest {
   /** The TCP peer's address. */
@@ -21,45 +24,34 @@ export interface InboxRequest {
   host: string | null;
   /** Whether a proxy forwarded the request (Forwarded, X-Forwarded-For or X-Real-IP). */
   forwarded: boolean;
-  /** The inbox session cookie's value, when sent. */
-  session: string | undefined;
+  /** Whether its session cookie names a live session. */
+  signedIn: boolean;
 }
 
 export function inboxAccessDecision(
   access: InboxAccess,
   request: InboxRequest,
 ): InboxAccessDecision {
-  switch (access.kind) {
-    case 'open':
-      return 'allowed';
-    case 'loopback':
-      // All three: a proxy on this machine makes every visitor a loopback peer (so a forwarded
-      // request is not local), and a rebound DNS name reaches loopback with its own Host.
-      return isLoopbackAddress(request.remoteAddress) &&
-        !request.forwarded &&
-        isLoopbackHost(request.host)
-        ? 'allowed'
-        : 'local-only';
-    case 'token':
-      return request.session !== undefined && sameSecret(request.session, sessionFor(access.token))
-        ? 'allowed'
-        : 'sign-in';
+  if (access.kind === 'open') return 'open';
+  if (request.signedIn) return 'session';
+  // All three: a proxy on this machine makes every visitor a loopback peer (so a forwarded
+  // request is not local), and a rebound DNS name reaches loopback with its own Host. nginx's
+  // defaults send neither header nor Host, hence only when the operator says there is no proxy.
+  if (
+    access.trustLoopback &&
+    isLoopbackAddress(request.remoteAddress) &&
+    !request.forwarded &&
+    isLoopbackHost(request.host)
+  ) {
+    return 'loopback';
   }
+  return 'sign-in';
 }
 
-/** The cookie value a signed-in visitor holds: derived from the token, never the token itself. */
-export function sessionFor(token: string): string {
-  return createHmac('sha256', token).update('start-monitoring inbox session v1').digest('hex');
-}
-
-/** Whether a typed token is the configured one, in constant time whatever the lengths. */
+/** Whether a typed token is the inbox's, in constant time whatever the lengths. */
 export function tokenMatches(given: string, token: string): boolean {
-  return sameSecret(given, token);
-}
-
-function sameSecret(a: string, b: string): boolean {
   // Hash first: timingSafeEqual needs equal lengths, and the length must not leak either.
-  return timingSafeEqual(sha256(a), sha256(b));
+  return timingSafeEqual(sha256(given), sha256(token));
 }
 
 function sha256(value: string): Buffer {
@@ -76,13 +68,23 @@ export function sessionFromCookies(cookieHeader: string | null | undefined): str
   return undefined;
 }
 
-export function sessionCookie(token: string, secure: boolean): string {
+/** The cookie that carries a session id; the browser keeps it as long as the server would. */
+export function sessionCookie(id: string, maxAgeMs: number, secure: boolean): string {
+  return cookie(id, Math.floor(maxAgeMs / 1000), secure);
+}
+
+/** The cookie that makes the browser forget its session (sign-out). */
+export function endedSessionCookie(secure: boolean): string {
+  return cookie('', 0, secure);
+}
+
+function cookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   return [
-    `${INBOX_SESSION_COOKIE}=${sessionFor(token)}`,
+    `${INBOX_SESSION_COOKIE}=${value}`,
     'Path=/',
     'HttpOnly',
     'SameSite=Strict',
-    `Max-Age=${INBOX_SESSION_MAX_AGE_SECONDS}`,
+    `Max-Age=${maxAgeSeconds}`,
     ...(secure ? ['Secure'] : []),
   ].join('; ');
 }

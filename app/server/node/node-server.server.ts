@@ -188,7 +188,7 @@ server.listen({ port: config.port, host: config.host }, () => {
   const address = server.address();
   if (address === null || typeof address === 'string') return;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const access = describeInboxAccess(config);
+  const access = describeInboxAccess(config, address.port);
   const spotlight = describeSpotlight(config);
   // One write: whoever waits for "Listening on" has the monitoring lines too.
   console.log(

@@ -69,6 +69,7 @@ describe('parseServerEnv', () => {
     ['SENTRY_TRACES_SAMPLE_RATE', '1.5', 'must be a number from 0 to 1'],
     ['ENABLE_EXAMPLE_ROUTES', 'maybe', 'must be true or false'],
     ['MONITORING_INBOX_TOKEN', 'short', 'must be at least 16 characters'],
+    ['MONITORING_INBOX_TRUST_LOOPBACK', 'nginx', 'must be true or false'],
     ['PUBLIC_URL', 'example.com', 'is not a URL, got "example.com"'],
     ['PUBLIC_URL', 'ftp://example.com', 'must be an http:// or https:// URL'],
     ['ALLOWED_HOSTS', 'example.com,http://x', '"http://x" is not a host name'],
@@ -83,13 +84,33 @@ describe('parseServerEnv', () => {
 
   it.each([
     [{ NODE_ENV: 'development' }, { kind: 'open' }],
-    [{}, { kind: 'loopback' }],
+    [{ NODE_ENV: 'development', MONITORING_INBOX_TRUST_LOOPBACK: 'true' }, { kind: 'open' }],
     [
-      { MONITORING_INBOX_TOKEN: ' a-token-of-20-chars ' },
-      { kind: 'token', token: 'a-token-of-20-chars' },
+      { NODE_ENV: 'development', MONITORING_INBOX_TOKEN: 'a-token-of-20-chars' },
+      { kind: 'token', token: 'a-token-of-20-chars', generated: false, trustLoopback: false },
+    ],
+    // Production always asks for a sign-in: with no token set, one made for this run.
+    [{}, { kind: 'token', token: 'made-for-this-run', generated: true, trustLoopback: false }],
+    [
+      { MONITORING_INBOX_TRUST_LOOPBACK: 'true' },
+      { kind: 'token', token: 'made-for-this-run', generated: true, trustLoopback: true },
+    ],
+    [
+      { MONITORING_INBOX_TOKEN: ' a-token-of-20-chars ', MONITORING_INBOX_TRUST_LOOPBACK: 'false' },
+      { kind: 'token', token: 'a-token-of-20-chars', generated: false, trustLoopback: false },
     ],
   ])('inbox access for %j is %j', (env, access) => {
-    expect(config(env).inboxAccess).toEqual(access);
+    const result = parseServerEnv(env, () => 'made-for-this-run');
+    if (!result.ok) throw new Error(result.message);
+    expect(result.config.inboxAccess).toEqual(access);
+  });
+
+  it('makes a token of 32 random bytes, base64url, a new one each start', () => {
+    const tokens = [config({}), config({})].map((c) =>
+      c.inboxAccess.kind === 'token' ? c.inboxAccess.token : '',
+    );
+    for (const token of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(tokens[0]).not.toBe(tokens[1]);
   });
 
   it.each([

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { parseServerEnv, type ServerConfig } from '#app/server/env.server';
 import {
+  describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
   localInboxDsnOf,
@@ -71,5 +72,44 @@ describe('which DSN events are sent with, and which one is stored locally', () =
   ])('%o', (env, reporting, local) => {
     expect(reportingDsn(config(env))).toBe(reporting);
     expect(localInboxDsnOf(config(env))).toBe(local);
+  });
+});
+
+describe('the start line about /errors', () => {
+  const TOKEN = 'Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE';
+  const made = (env: Record<string, string>) => {
+    const result = parseServerEnv(env, () => TOKEN);
+    if (!result.ok) throw new Error(result.message);
+    return result.config;
+  };
+
+  it.each([
+    [
+      { NODE_ENV: 'development' },
+      '/errors is open to anyone who can reach this server (development)',
+    ],
+    [
+      {},
+      `/errors is open to visitors who sign in; one-click sign-in: http://localhost:3000/errors/sign-in#token=${TOKEN} (a token made for this run; set MONITORING_INBOX_TOKEN to keep one)`,
+    ],
+    [
+      { HOST: '127.0.0.1', MONITORING_INBOX_TRUST_LOOPBACK: 'true' },
+      `/errors is open to requests from this machine (MONITORING_INBOX_TRUST_LOOPBACK: no proxy in front) and to visitors who sign in; one-click sign-in: http://127.0.0.1:3000/errors/sign-in#token=${TOKEN} (a token made for this run; set MONITORING_INBOX_TOKEN to keep one)`,
+    ],
+    [
+      { MONITORING_INBOX_TOKEN: 'a-token-of-20-chars' },
+      '/errors is open to visitors who sign in with MONITORING_INBOX_TOKEN',
+    ],
+    [{ SENTRY_DSN: 'https://key@o1.ingest.sentry.io/2' }, undefined],
+  ])('with %j: %j', (env, line) => {
+    expect(describeInboxAccess(made(env))).toBe(line);
+  });
+
+  it('names the port the server listens on, and never prints a set token', () => {
+    expect(describeInboxAccess(made({ PORT: '0' }), 41234)).toContain(
+      'http://localhost:41234/errors/sign-in#token=',
+    );
+    const line = describeInboxAccess(made({ MONITORING_INBOX_TOKEN: 'a-token-of-20-chars' }));
+    expect(line).not.toContain('a-token-of-20-chars');
   });
 });

@@ -1,21 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxAccess } from '#app/server/env.server';
 import {
+  endedSessionCookie,
   type InboxRequest,
   inboxAccessDecision,
   sessionCookie,
-  sessionFor,
   sessionFromCookies,
   tokenMatches,
 } from '#app/server/inbox/inbox-access';
 
 const TOKEN = 'correct-horse-battery-staple';
+const ID = 'ab'.repeat(32);
 const local: InboxRequest = {
   remoteAddress: '127.0.0.1',
   host: 'localhost:3000',
   forwarded: false,
-  session: undefined,
+  signedIn: false,
 };
+const signIn = (trustLoopback: boolean): InboxAccess => ({
+  kind: 'token',
+  token: TOKEN,
+  generated: true,
+  trustLoopback,
+});
 
 describe('inboxAccessDecision', () => {
   it.each<[string, InboxAccess, Partial<InboxRequest>, string]>([
@@ -23,57 +30,54 @@ describe('inboxAccessDecision', () => {
       'development: anyone',
       { kind: 'open' },
       { remoteAddress: '203.0.113.9', host: 'x.test' },
-      'allowed',
+      'open',
     ],
-    ['production, from this machine', { kind: 'loopback' }, {}, 'allowed'],
+    // The default: a proxy on this machine (nginx's bare proxy_pass) looks exactly like this.
+    ['production, from this machine', signIn(false), {}, 'sign-in'],
+    ['production, signed in', signIn(false), { signedIn: true }, 'session'],
     [
-      'production, IPv6 loopback',
-      { kind: 'loopback' },
+      'production, signed in from another machine',
+      signIn(false),
+      { remoteAddress: '198.18.0.1', host: 'app.example.com', signedIn: true },
+      'session',
+    ],
+    ['trusted loopback, from this machine', signIn(true), {}, 'loopback'],
+    ['trusted loopback, signed in too', signIn(true), { signedIn: true }, 'session'],
+    [
+      'trusted loopback, IPv6 loopback',
+      signIn(true),
       { remoteAddress: '::1', host: '[::1]:3000' },
-      'allowed',
+      'loopback',
     ],
     [
-      'production, IPv4-mapped loopback',
-      { kind: 'loopback' },
+      'trusted loopback, IPv4-mapped loopback',
+      signIn(true),
       { remoteAddress: '::ffff:127.0.0.1', host: '127.0.0.1:3000' },
-      'allowed',
+      'loopback',
     ],
     [
-      'production, another machine',
-      { kind: 'loopback' },
+      'trusted loopback, another machine',
+      signIn(true),
       { remoteAddress: '198.18.0.1', host: '198.18.0.1:3000' },
-      'local-only',
-    ],
-    [
-      'production, through a proxy on this machine',
-      { kind: 'loopback' },
-      { forwarded: true },
-      'local-only',
-    ],
-    [
-      'production, a rebound DNS name on loopback',
-      { kind: 'loopback' },
-      { host: 'evil.test:3000' },
-      'local-only',
-    ],
-    ['production, no Host', { kind: 'loopback' }, { host: null }, 'local-only'],
-    [
-      'token, signed in',
-      { kind: 'token', token: TOKEN },
-      { remoteAddress: '198.18.0.1', session: sessionFor(TOKEN) },
-      'allowed',
-    ],
-    ['token, not signed in', { kind: 'token', token: TOKEN }, {}, 'sign-in'],
-    [
-      'token, the token itself as cookie',
-      { kind: 'token', token: TOKEN },
-      { session: TOKEN },
       'sign-in',
     ],
     [
-      'token, a session of another token',
-      { kind: 'token', token: TOKEN },
-      { session: sessionFor(`${TOKEN}x`) },
+      'trusted loopback, through a proxy that marks what it forwards',
+      signIn(true),
+      { forwarded: true },
+      'sign-in',
+    ],
+    [
+      'trusted loopback, a rebound DNS name on loopback',
+      signIn(true),
+      { host: 'evil.test:3000' },
+      'sign-in',
+    ],
+    ['trusted loopback, no Host', signIn(true), { host: null }, 'sign-in'],
+    [
+      'trusted loopback, no peer address (vinxi dev)',
+      signIn(true),
+      { remoteAddress: undefined },
       'sign-in',
     ],
   ])('%s', (_name, access, request, expected) => {
@@ -88,17 +92,27 @@ describe('inboxAccessDecision', () => {
   });
 
   it('reads the session back from a Cookie header among others', () => {
-    const value = sessionFor(TOKEN);
-    expect(sessionFromCookies(`a=1; inbox_session=${value}; b=2`)).toBe(value);
+    expect(sessionFromCookies(`a=1; inbox_session=${ID}; b=2`)).toBe(ID);
     expect(sessionFromCookies('a=1')).toBeUndefined();
     expect(sessionFromCookies(null)).toBeUndefined();
   });
+});
 
-  it('sets an HttpOnly, SameSite=Strict cookie, Secure only over https', () => {
-    expect(sessionCookie(TOKEN, false)).toMatch(
-      /^inbox_session=[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/,
+describe('the session cookie', () => {
+  it('is HttpOnly, SameSite=Strict, for the whole site, as long as the session may last', () => {
+    expect(sessionCookie(ID, 7 * 24 * 60 * 60 * 1000, false)).toBe(
+      `inbox_session=${ID}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800`,
     );
-    expect(sessionCookie(TOKEN, true)).toMatch(/; Secure$/);
-    expect(sessionCookie(TOKEN, true)).not.toContain(TOKEN);
+  });
+
+  it('is Secure over https', () => {
+    expect(sessionCookie(ID, 1000, true)).toMatch(/; Secure$/);
+    expect(endedSessionCookie(true)).toMatch(/; Secure$/);
+  });
+
+  it('is emptied and expired on sign-out', () => {
+    expect(endedSessionCookie(false)).toBe(
+      'inbox_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clearRefusal } from '#app/server/security/clear-inbox-guard';
+import { formPostRefusal } from '#app/server/security/form-post-guard';
 
-describe('clearRefusal', () => {
+describe('formPostRefusal', () => {
   const host = 'localhost:3000';
   it.each([
     { method: 'POST', origin: null, fetchSite: null, refused: undefined },
@@ -20,6 +20,14 @@ describe('clearRefusal', () => {
     { method: 'POST', origin: null, fetchSite: 'cross-site', refused: 403 },
     { method: 'POST', origin: null, fetchSite: 'same-site', refused: 403 },
   ])('$method from $origin ($fetchSite): $refused', ({ method, origin, fetchSite, refused }) => {
-    expect(clearRefusal({ method, origin, host, fetchSite })?.status).toBe(refused);
+    expect(formPostRefusal({ method, origin, host, fetchSite }, 'signs in')?.status).toBe(refused);
+  });
+
+  it('names what only POST does', () => {
+    const refusal = formPostRefusal(
+      { method: 'GET', origin: null, host, fetchSite: null },
+      'signs in',
+    );
+    expect(refusal).toEqual({ status: 405, reason: 'Only POST signs in' });
   });
 });

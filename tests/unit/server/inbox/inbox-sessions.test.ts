@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createInboxSessions,
+  MAX_SESSIONS,
+  SESSION_IDLE_MS,
+  SESSION_MAX_AGE_MS,
+} from '#app/server/inbox/inbox-sessions';
+
+const HOUR = 60 * 60 * 1000;
+
+/** A store on a clock the test moves. */
+function sessionsAt(start = 0, maxSessions = MAX_SESSIONS) {
+  let now = start;
+  const sessions = createInboxSessions({
+    idleMs: SESSION_IDLE_MS,
+    maxAgeMs: SESSION_MAX_AGE_MS,
+    maxSessions,
+    now: () => now,
+  });
+  return {
+    sessions,
+    advance(ms: number) {
+      now += ms;
+    },
+  };
+}
+
+describe('inbox sessions', () => {
+  it('lasts 12 hours idle and 7 days in all', () => {
+    expect(SESSION_IDLE_MS).toBe(12 * HOUR);
+    expect(SESSION_MAX_AGE_MS).toBe(7 * 24 * HOUR);
+  });
+
+  it('makes a new random 32-byte id each time', () => {
+    const { sessions } = sessionsAt();
+    const ids = new Set(Array.from({ length: 50 }, () => sessions.create()));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('knows its own ids only', () => {
+    const { sessions } = sessionsAt();
+    const id = sessions.create();
+    expect(sessions.touch(id)).toBe(true);
+    expect(sessions.touch('0'.repeat(64))).toBe(false);
+    expect(sessions.touch(id.toUpperCase())).toBe(false);
+    expect(sessions.touch(`${id} `)).toBe(false);
+    expect(sessions.touch('')).toBe(false);
+  });
+
+  it('ends after 12 hours without a visit', () => {
+    const { sessions, advance } = sessionsAt();
+    const id = sessions.create();
+    advance(12 * HOUR - 1);
+    expect(sessions.touch(id)).toBe(true);
+    advance(12 * HOUR - 1);
+    expect(sessions.touch(id)).toBe(true);
+    advance(12 * HOUR);
+    expect(sessions.touch(id)).toBe(false);
+    // Gone for good, not only refused.
+    expect(sessions.size()).toBe(0);
+  });
+
+  it('ends 7 days after signing in, however often it is used', () => {
+    const { sessions, advance } = sessionsAt(1_000_000);
+    const id = sessions.create();
+    for (let hours = 0; hours < 7 * 24 - 1; hours++) {
+      advance(HOUR);
+      expect(sessions.touch(id)).toBe(true);
+    }
+    advance(HOUR);
+    expect(sessions.touch(id)).toBe(false);
+  });
+
+  it('ends on sign-out, that session only', () => {
+    const { sessions } = sessionsAt();
+    const mine = sessions.create();
+    const theirs = sessions.create();
+    sessions.end(mine);
+    expect(sessions.touch(mine)).toBe(false);
+    expect(sessions.touch(theirs)).toBe(true);
+    sessions.end('not an id');
+    expect(sessions.size()).toBe(1);
+  });
+
+  it('keeps at most maxSessions, dropping the one unused longest', () => {
+    const { sessions, advance } = sessionsAt(0, 3);
+    const [a, b, c] = [sessions.create(), sessions.create(), sessions.create()] as const;
+    advance(1);
+    expect(sessions.touch(a)).toBe(true);
+    const d = sessions.create();
+    expect(sessions.size()).toBe(3);
+    expect(sessions.touch(b)).toBe(false);
+    expect([a, c, d].map((id) => sessions.touch(id))).toEqual([true, true, true]);
+  });
+});
