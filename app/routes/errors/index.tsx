@@ -12,10 +12,11 @@ import { inboxPagesOnly } from './-inbox-only';
 const NO_SUCH_PAGE = 0;
 
 // A bad `confirm` or `cleared` is dropped; a bad page number is the not-found page.
+const count = v.pipe(v.string(), v.regex(/^\d{1,15}$/), v.transform(Number));
 const ErrorsSearch = v.object({
-  page: v.optional(v.fallback(InboxPageInput.entries.page, NO_SUCH_PAGE)),
+  page: v.optional(v.fallback(v.pipe(count, InboxPageInput.entries.page), NO_SUCH_PAGE)),
   confirm: v.fallback(v.optional(v.literal('clear')), undefined),
-  cleared: v.fallback(v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))), undefined),
+  cleared: v.fallback(v.optional(count), undefined),
 });
 
 export const Route = createFileRoute('/errors/')({
@@ -53,13 +54,13 @@ function ErrorInbox() {
       {inbox.pageCount > 1 ? (
         <nav aria-label="Pages" className="inbox-pages">
           {inbox.page > 1 ? (
-            <Link to="/errors" search={{ page: inbox.page - 1 }}>
+            <Link to="/errors" search={{ page: String(inbox.page - 1) }}>
               Newer
             </Link>
           ) : null}{' '}
           <span>{`Page ${inbox.page} of ${inbox.pageCount}`}</span>{' '}
           {inbox.page < inbox.pageCount ? (
-            <Link to="/errors" search={{ page: inbox.page + 1 }}>
+            <Link to="/errors" search={{ page: String(inbox.page + 1) }}>
               Older
             </Link>
           ) : null}
