@@ -305,7 +305,7 @@ export function localInbox(): LocalInbox {
     throw new Error('The local inbox is only used when SENTRY_DSN is not set');
   }
   const { inboxDir } = monitoring;
-  return processShared(`local-inbox:${resolve(inboxDir)}`, () => openInbox(inboxDir));
+  return processShared(`inbox-files:${resolve(inboxDir)}`, () => openInbox(inboxDir));
 }
 
 /**
