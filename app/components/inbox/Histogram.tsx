@@ -52,9 +52,11 @@ export function Histogram({ daily, today }: { daily: readonly number[]; today: s
         })}
       </svg>
       <figcaption>
-        <span>{dayOf(0)}</span>
+        <span className="histogram-axis">
+          <span>{dayOf(0)}</span>
+          <span>{dayOf(daily.length - 1)}</span>
+        </span>
         <span>{summary}</span>
-        <span>{dayOf(daily.length - 1)}</span>
       </figcaption>
     </figure>
   );
