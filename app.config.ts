@@ -3,6 +3,7 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { importAliases } from './build/import-aliases';
+import { buildIngestWorker } from './build/ingest-worker';
 import { inputSourceMaps } from './build/input-source-maps';
 import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
@@ -64,8 +65,8 @@ export default defineConfig({
       resolve('app/server/startup.server.ts'),
       // Failure reports still on their way get a moment at shutdown.
       resolve('app/server/failures/flush-on-close.server.ts'),
-      // Inbox writes still on their way are finished before the process exits.
-      resolve('app/server/inbox/settle-writes-on-close.server.ts'),
+      // Reports still on their way into the inbox are stored before the process exits.
+      resolve('app/server/inbox/store/settle-ingest-on-close.server.ts'),
     ],
   },
 }).then((app) => {
@@ -97,6 +98,10 @@ export default defineConfig({
     console.log(
       `[precompressed] ${files.length} public files: ${bytes.identity} bytes → brotli ${bytes.br}, gzip ${bytes.gzip}`,
     );
+  });
+  // The inbox's ingest thread is started from a file of its own (build/ingest-worker.ts).
+  app.hooks.hook('app:build:nitro:end', async ({ nitro }) => {
+    await buildIngestWorker(nitro.options.output.serverDir);
   });
   // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw
   // http router hands us Node's request for streaming (docs/decisions/0100-tunnel-vinxi-http-router.md).

@@ -3,19 +3,31 @@
 //   probes  /health and the tunnel probed on new connections while /about is under -c64,
 //           load shedding off and at its default, Sentry and local inbox mode;
 //   slow    server RSS with 2,000 slow clients (trickled tunnel bodies, endless headers);
-//   inbox   /errors with 1,000 stored envelopes of ~1 MiB, and after a burst of them.
+//   inbox   /errors with 1,000 stored envelopes of ~1 MiB, and after a burst of them;
+//   fairness  a newcomer's /health, pages and reports while attackers on other addresses hold
+//           the connections, the tunnel's receive buffer or its connections to Sentry.
+//   starvation  /about idle and while 16 callers loop on each public server function, or hold
+//           server-function calls open with trickled bodies: p50, p99, 503s side by side.
 // Choose parts with argv or BENCH_ADVERSARIAL: `node bench/adversarial.mjs probes,slow`.
 // BENCH_SERVER_ENTRY=<a copy of .output>/server/index.mjs measures another build instead.
 // Every server, load and client runs in a child process on 127.0.0.1: the prober's event loop
 // stays free. Run after `npm run build` (the npm scripts see to it).
 
 import { availableParallelism, loadavg } from 'node:os';
+import { fairnessPart } from './adversarial/part-fairness.mjs';
 import { inboxPart } from './adversarial/part-inbox.mjs';
 import { probesPart } from './adversarial/part-probes.mjs';
 import { slowClientsPart } from './adversarial/part-slow.mjs';
+import { starvationPart } from './adversarial/part-starvation.mjs';
 import { ENTRY } from './adversarial/server.mjs';
 
-const PARTS = { probes: probesPart, slow: slowClientsPart, inbox: inboxPart };
+const PARTS = {
+  probes: probesPart,
+  slow: slowClientsPart,
+  inbox: inboxPart,
+  fairness: fairnessPart,
+  starvation: starvationPart,
+};
 
 const chosen = (process.argv[2] ?? process.env.BENCH_ADVERSARIAL ?? Object.keys(PARTS).join(','))
   .split(',')

@@ -10,7 +10,8 @@
 // 1. Throughput: GET /about and / with a browser User-Agent, one load at a time (wrk, else
 //    autocannon, in a process of its own), after a warm-up; the median of BENCH_ROUNDS rounds.
 // 2. The JavaScript Chromium loads for /about: first visit, before hydration, second visit.
-// 3. Issue 12's targets, PASS or FAIL. Figures, not assertions: see docs/performance.md.
+// 3. Issue 12's targets and issue 22's (`/` against the minimal app), PASS or FAIL. Figures,
+//    not assertions: see docs/performance.md.
 // Settings: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WARMUP (s, 2),
 // BENCH_LOAD_TOOL=autocannon to use the fallback even where wrk is installed.
 import { availableParallelism, loadavg } from 'node:os';
@@ -214,9 +215,10 @@ async function main() {
       `\nThe fake Sentry ingest received ${ingest.envelopes()} envelope(s) from ours (Sentry).`,
     );
 
-    console.log('\n## Issue 12 targets (this run)\n');
+    console.log('\n## Issue 12 and issue 22 targets (this run)\n');
     const figuresOf = (name) => ({
       about: load.find((row) => row.server === name && row.path === '/about')?.figures,
+      home: load.find((row) => row.server === name && row.path === '/')?.figures,
       bytes: bytes.find((column) => column.name === name)?.bytes,
     });
     printVerdicts(

@@ -1,16 +1,18 @@
 import { Await, createFileRoute } from '@tanstack/react-router';
 import { Suspense, useState } from 'react';
-import { type AppOverview, getAppOverview, getRuntimeHealth } from '#app/server/app-info.functions';
+import {
+  type AppOverview,
+  getAppOverview,
+  getRuntimeHealth,
+  runtimeHealthForPage,
+} from '#app/server/app-info.functions';
 import type { RuntimeHealth } from '#app/server/health/runtime-health.server';
-
-/** How long the deferred health probe watches the event loop. */
-const SAMPLE_MS = 400;
 
 export const Route = createFileRoute('/')({
   loader: async () => ({
     overview: await getAppOverview(),
     // Not awaited: the shell streams first, this section follows in the same response.
-    health: getRuntimeHealth({ data: { sampleMs: SAMPLE_MS } }),
+    health: runtimeHealthForPage(),
   }),
   component: Home,
 });
@@ -41,8 +43,8 @@ function MonitoringSummary({ monitoring }: { monitoring: AppOverview['monitoring
   if (monitoring.kind === 'local-inbox') {
     return (
       <p data-testid="monitoring-mode">
-        Local inbox mode: no Sentry project is configured, so errors are kept on this server in{' '}
-        <code>{monitoring.inboxDir}</code>.
+        Local inbox mode: no Sentry project is configured, so errors are kept on this server, in the
+        local inbox at <a href="/errors">/errors</a>.
       </p>
     );
   }
@@ -65,7 +67,7 @@ function HealthReport({ initial }: { initial: RuntimeHealth }) {
     setBusy(true);
     setFailed(false);
     try {
-      setHealth(await getRuntimeHealth({ data: { sampleMs: SAMPLE_MS } }));
+      setHealth(await getRuntimeHealth());
     } catch {
       setFailed(true);
     } finally {
@@ -78,17 +80,11 @@ function HealthReport({ initial }: { initial: RuntimeHealth }) {
       <dl className="facts">
         <dt>Event-loop delay (p50 / p99)</dt>
         <dd>
-          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over {health.sampledMs}{' '}
+          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over {health.windowMs}{' '}
           ms
         </dd>
         <dt>Uptime</dt>
         <dd data-testid="uptime">{health.uptimeSeconds} s</dd>
-        <dt>Memory</dt>
-        <dd>
-          {health.rssMiB} MiB resident, {health.heapUsedMiB} MiB heap
-        </dd>
-        <dt>Node.js</dt>
-        <dd>{health.nodeVersion}</dd>
       </dl>
       <button type="button" onClick={sampleAgain} disabled={busy}>
         {busy ? 'Sampling…' : 'Sample again'}

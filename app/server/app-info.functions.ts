@@ -1,16 +1,20 @@
 /**
- * Server functions behind the home page. Both run on the server only; the browser calls
- * them over HTTP with their inputs validated by valibot.
+ * Server functions behind the home page. Both run on the server only and are public: neither
+ * takes input, so no caller decides how long the server works, and neither says more than a
+ * visitor needs (no paths, no Node version or memory).
  */
-import { createServerFn } from '@tanstack/react-start';
-import * as v from 'valibot';
+import { createIsomorphicFn, createServerFn } from '@tanstack/react-start';
 import { organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
 import packageJson from '../../package.json';
 import { serverConfig } from './env.server';
-import { sampleEventLoop } from './health/runtime-health.server';
+import {
+  latestRuntimeHealth,
+  nextRuntimeHealth,
+  type RuntimeHealth,
+} from './health/runtime-health.server';
 
 export type MonitoringSummary =
-  | { kind: 'local-inbox'; inboxDir: string }
+  | { kind: 'local-inbox' }
   | { kind: 'sentry'; host: string; organisation?: string; project: string; region?: string };
 
 export interface AppOverview {
@@ -27,7 +31,8 @@ export const getAppOverview = createServerFn({ method: 'GET' }).handler(
     const { monitoring } = config;
     let summary: MonitoringSummary;
     if (monitoring.kind === 'local-inbox') {
-      summary = monitoring;
+      // Not its directory: where the server keeps files is not the visitor's business.
+      summary = { kind: 'local-inbox' };
     } else {
       const { p, r } = tunnelTargetOf(monitoring.dsn);
       summary = {
@@ -48,11 +53,16 @@ export const getAppOverview = createServerFn({ method: 'GET' }).handler(
   },
 );
 
-export const RuntimeHealthInput = v.object({
-  /** How long to watch the event loop; the answer takes at least this long. */
-  sampleMs: v.pipe(v.number(), v.integer(), v.minValue(50), v.maxValue(2000)),
-});
+/** The event-loop delay of the last complete window, at once. */
+export const getRuntimeHealth = createServerFn({ method: 'GET' }).handler(() =>
+  latestRuntimeHealth(),
+);
 
-export const getRuntimeHealth = createServerFn({ method: 'GET' })
-  .validator(RuntimeHealthInput)
-  .handler(async ({ data }) => sampleEventLoop(data.sampleMs));
+/**
+ * The home page's deferred section. Rendered on the server, a window measured while the page
+ * streams (no render slot is held meanwhile: the shell is out); after a client-side
+ * navigation, the last complete window, over HTTP.
+ */
+export const runtimeHealthForPage = createIsomorphicFn()
+  .server((): Promise<RuntimeHealth> => nextRuntimeHealth())
+  .client((): Promise<RuntimeHealth> => getRuntimeHealth());

@@ -5,6 +5,7 @@
  * (app/server/node/node-server.server.ts); `vinxi dev`, which has no such entry, says it here.
  */
 import { serverConfig } from './env.server';
+import { localInbox } from './inbox/store/local-inbox.server';
 import {
   describeInboxAccess,
   describeMonitoring,
@@ -30,4 +31,7 @@ export default function startup(nitroApp: NitroAppLike): void {
   if (access) console.log(`[monitoring] ${access}`);
   const spotlight = describeSpotlight(config);
   if (spotlight) console.log(`[monitoring] ${spotlight}`);
+  const inboxProblem =
+    config.monitoring.kind === 'local-inbox' ? localInbox().problem() : undefined;
+  if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
 }

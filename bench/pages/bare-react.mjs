@@ -5,10 +5,7 @@
 import { createServer } from 'node:http';
 import { createElement as h, Suspense, use } from 'react';
 import { renderToPipeableStream } from 'react-dom/server';
-import { sampleEventLoop } from './event-loop-sample.mjs';
-
-/** The same wait as the app's deferred health section. */
-const SAMPLE_MS = 400;
+import { nextRuntimeHealth } from './event-loop-sample.mjs';
 
 function Document({ title, children }) {
   return h(
@@ -63,7 +60,8 @@ function About() {
 
 // app/routes/index.tsx in local inbox mode: the shell first, the health section streamed.
 function Home() {
-  const health = sampleEventLoop(SAMPLE_MS);
+  // The same wait as the app's deferred health section.
+  const health = nextRuntimeHealth();
   return h(
     'main',
     { className: 'page' },
@@ -76,8 +74,8 @@ function Home() {
       h(
         'p',
         { 'data-testid': 'monitoring-mode' },
-        'Local inbox mode: no Sentry project is configured, so errors are kept on this server in ',
-        h('code', null, '.data/inbox'),
+        'Local inbox mode: no Sentry project is configured, so errors are kept on this server, in the local inbox at ',
+        h('a', { href: '/errors' }, '/errors'),
         '.',
       ),
     ),
@@ -106,14 +104,10 @@ function HealthReport({ health: promise }) {
       h(
         'dd',
         null,
-        `${health.eventLoopDelayP50Ms} ms / ${health.eventLoopDelayP99Ms} ms over ${health.sampledMs} ms`,
+        `${health.eventLoopDelayP50Ms} ms / ${health.eventLoopDelayP99Ms} ms over ${health.windowMs} ms`,
       ),
       h('dt', null, 'Uptime'),
       h('dd', { 'data-testid': 'uptime' }, `${health.uptimeSeconds} s`),
-      h('dt', null, 'Memory'),
-      h('dd', null, `${health.rssMiB} MiB resident, ${health.heapUsedMiB} MiB heap`),
-      h('dt', null, 'Node.js'),
-      h('dd', null, health.nodeVersion),
     ),
     h('button', { type: 'button' }, 'Sample again'),
   );

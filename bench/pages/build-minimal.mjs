@@ -16,6 +16,7 @@ const VINXI_CLI = join(ROOT, 'node_modules/vinxi/bin/cli.mjs');
 const SHARED_INPUTS = [
   'package-lock.json',
   'app/server/health/runtime-health.server.ts',
+  'app/server/health/event-loop-windows.server.ts',
   'app/server/process-shared.server.ts',
   'app/styles/app.css',
   'public/favicon.svg',

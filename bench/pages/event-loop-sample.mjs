@@ -1,32 +1,44 @@
-// app/server/health/runtime-health.server.ts in plain JS for the bare React server (no build step):
-// callers at the same time share one sample, so the deferred section waits as the app's does.
+// app/server/health/event-loop-windows.server.ts and runtime-health.server.ts in plain JS for
+// the bare React server (no build step): one monitor in back-to-back windows, and the home page
+// waits for the end of the next whole window, every page in the meantime on the same promise,
+// as the app's does.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
-const inFlight = new Map();
-const round = (value) => Math.round(value * 100) / 100;
+const WINDOW_MS = 250;
+const RESOLUTION_MS = 10;
+const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+histogram.enable();
+const lag = (nanoseconds) => Math.round(Math.max(0, nanoseconds / 1e6 - RESOLUTION_MS) * 100) / 100;
 
-export function sampleEventLoop(sampleMs) {
-  let sample = inFlight.get(sampleMs);
-  if (!sample) {
-    sample = takeSample(sampleMs).finally(() => inFlight.delete(sampleMs));
-    inFlight.set(sampleMs, sample);
-  }
-  return sample;
+let startedAt = performance.now();
+let endingNow;
+let endingNext;
+
+function pending() {
+  let resolve;
+  const promise = new Promise((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
 }
 
-async function takeSample(sampleMs) {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  await new Promise((resolve) => setTimeout(resolve, sampleMs));
-  histogram.disable();
-  const memory = process.memoryUsage();
-  return {
-    sampledMs: sampleMs,
-    eventLoopDelayP50Ms: round(histogram.percentile(50) / 1e6),
-    eventLoopDelayP99Ms: round(histogram.percentile(99) / 1e6),
+setInterval(() => {
+  const now = performance.now();
+  const health = {
+    windowMs: Math.round(now - startedAt),
+    eventLoopDelayP50Ms: histogram.count > 0 ? lag(histogram.percentile(50)) : 0,
+    eventLoopDelayP99Ms: histogram.count > 0 ? lag(histogram.percentile(99)) : 0,
     uptimeSeconds: Math.round(process.uptime()),
-    rssMiB: round(memory.rss / 2 ** 20),
-    heapUsedMiB: round(memory.heapUsed / 2 ** 20),
-    nodeVersion: process.version,
   };
+  startedAt = now;
+  histogram.reset();
+  endingNow?.resolve(health);
+  endingNow = endingNext;
+  endingNext = undefined;
+}, WINDOW_MS).unref();
+
+/** The runtime health of a window that begins after this call, once it has ended. */
+export function nextRuntimeHealth() {
+  endingNext ??= pending();
+  return endingNext.promise;
 }

@@ -1,5 +1,5 @@
-// Issue 12's targets for our pages, as pure verdicts over the bench's figures (tested in
-// tests/unit/bench/pages.test.ts). Sizes in bytes; KB in the text is 1,000 bytes.
+// Issue 12's targets for our pages, and issue 22's for `/`, as pure verdicts over the bench's
+// figures (tested in tests/unit/bench/pages.test.ts). Sizes in bytes; KB in the text is 1,000 bytes.
 
 export const TARGETS = {
   /** /about req/s at least this share of the minimal Start app's. */
@@ -12,13 +12,16 @@ export const TARGETS = {
   maxFirstVisitWire: 110_000,
   /** A second visit: JavaScript on the wire. */
   maxSecondVisitWire: 0,
+  /** `/` req/s at least this share of the minimal Start app's (issue 22: no render place held while streaming). */
+  minHomeRpsRatio: 0.9,
 };
 
 const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
 
 /**
  * One verdict per target for one of our servers: { target, pass (true, false, or null when a
- * figure is missing), detail }. `ours` and `minimal`: { about: { rps, p99 }, bytes: { ... } }
+ * figure is missing), detail }. `ours` and `minimal`: { about: { rps, p99 }, home: { rps },
+ * bytes: { ... } }
  * with `bytes` as measurePageScripts returns it (or undefined when that part failed).
  */
 export function verdicts(ours, minimal, targets = TARGETS) {
@@ -66,6 +69,14 @@ export function verdicts(ours, minimal, targets = TARGETS) {
       ours.bytes.first.withoutFreshness === 0,
     () =>
       `${ours.bytes.second.count} script request(s), ${kb(ours.bytes.second.wire)}; ${ours.bytes.first.withoutFreshness} of ${ours.bytes.first.count} scripts without max-age or Expires`,
+  );
+  const homeRatio = ours.home?.rps / minimal.home?.rps;
+  add(
+    `/ req/s >= ${targets.minHomeRpsRatio} x minimal`,
+    [ours.home?.rps, minimal.home?.rps],
+    () => homeRatio >= targets.minHomeRpsRatio,
+    () =>
+      `${homeRatio.toFixed(2)} x (${Math.round(ours.home.rps)} vs ${Math.round(minimal.home.rps)})`,
   );
   return rows;
 }

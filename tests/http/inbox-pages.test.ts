@@ -87,16 +87,8 @@ function seeds() {
     }),
     seededSessions(
       [
-        { release: 'app@1.4.0', environment: 'production', started: true, count: 8, errors: 0 },
-        {
-          release: 'app@1.4.0',
-          environment: 'production',
-          started: false,
-          count: 1,
-          errors: 1,
-          outcome: 'crashed',
-          sessionId: 's1',
-        },
+        { ...RELEASE, started: 8, errored: 0, crashed: 0, abnormal: 0 },
+        { ...RELEASE, started: 0, errored: 0, crashed: 1, abnormal: 0, sessionId: 's1' },
       ],
       { session: 9 },
     ),
@@ -104,6 +96,7 @@ function seeds() {
   ];
 }
 
+const RELEASE = { release: 'app@1.4.0', environment: 'production' };
 const text = (html: string) => withoutTextSeparators(html);
 
 async function page(server: BuiltServer, path: string) {
@@ -502,7 +495,7 @@ describe('a store that cannot be opened', () => {
       expect(status).toBe(200);
       expect(html).toContain('The inbox’s storage is failing');
       expect(html).toMatch(
-        /Error reports cannot be stored or shown: <span class="problem-reason">the inbox database in .*a-file\/inbox cannot be opened: .*ENOTDIR/,
+        /Error reports cannot be stored or shown: <span class="problem-reason">the inbox database .*a-file\/inbox\/inbox\.sqlite cannot be opened: .*ENOTDIR/,
       );
       expect(html).not.toContain('No errors captured yet');
     }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { withoutTextSeparators } from '#tests/support/html-text';
+import { GET_APP_OVERVIEW_FN } from '#tests/support/server-function-paths';
 
 let server: BuiltServer;
 
@@ -56,6 +57,25 @@ describe('home page', () => {
     expect(deferredAt).toBeGreaterThan(shellAt);
     // Before the deferred part arrived, the browser already had the fallback to show.
     expect(chunks.slice(0, deferredAt).join('')).toContain('Sampling the server');
+  });
+
+  it('names no path on the server, nor its Node version or memory', async () => {
+    const inboxDir = /errors are kept in (\S+);/.exec(server.output())?.[1] ?? '';
+    expect(inboxDir).toMatch(/^\/.*inbox/);
+    // Crawlers get the deferred part in the same document, hydration data included.
+    const html = withoutTextSeparators(await (await fetch(`${server.url}/`)).text());
+    expect(html).not.toContain(inboxDir);
+    expect(html).not.toContain(process.version);
+    expect(html).not.toMatch(/MiB|heap/i);
+    expect(html).toContain('Event-loop delay (p50 / p99)');
+    expect(html).toContain('the local inbox at <a href="/errors">/errors</a>');
+    const overview = await fetch(
+      `${server.url}${GET_APP_OVERVIEW_FN}?createServerFn&payload=${encodeURIComponent('{"context":{}}')}`,
+    );
+    expect(overview.status).toBe(200);
+    const answer = await overview.text();
+    expect(answer).toContain('"kind":"local-inbox"');
+    expect(answer).not.toContain(inboxDir);
   });
 
   it('gives crawlers the finished page: no fallback waiting for streamed-in content', async () => {

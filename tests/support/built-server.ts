@@ -6,6 +6,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { NetworkNamespace } from './network-namespace';
+import { rawRequest } from './raw-request';
 
 export interface BuiltServer {
   url: string;
@@ -68,18 +70,31 @@ export interface BuiltServerOptions {
    * fails with EFBIG half-way, as on a full disk, but without filling one.
    */
   fileSizeLimitBytes?: number;
+  /** The most files the server may have open (RLIMIT_NOFILE, through `prlimit`). */
+  descriptorLimit?: number;
+  /**
+   * Runs the server inside this namespace (give it a HOST there): then this process reaches it
+   * only through the namespace's `connect`, the barrier included.
+   */
+  namespace?: NetworkNamespace;
 }
 
 export async function startBuiltServer(
   env: Record<string, string> = {},
   options: BuiltServerOptions = {},
 ): Promise<BuiltServer> {
-  const limit = options.fileSizeLimitBytes;
-  // prlimit execs the command: the child's pid is still the server's.
-  const [command, args] =
-    limit === undefined
-      ? [process.execPath, [ENTRY]]
-      : ['prlimit', [`--fsize=${limit}`, process.execPath, ENTRY]];
+  const { fileSizeLimitBytes, descriptorLimit, namespace } = options;
+  const limits = [
+    ...(fileSizeLimitBytes === undefined ? [] : [`--fsize=${fileSizeLimitBytes}`]),
+    ...(descriptorLimit === undefined ? [] : [`--nofile=${descriptorLimit}`]),
+  ];
+  // nsenter and prlimit exec the command: the child's pid is still the server's.
+  const [command = process.execPath, ...args] = [
+    ...(namespace ? namespace.enter() : []),
+    ...(limits.length > 0 ? ['prlimit', ...limits] : []),
+    process.execPath,
+    ENTRY,
+  ];
   const child = spawn(command, args, {
     env: testEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,8 +110,20 @@ export async function startBuiltServer(
   /** Makes the server log a line of its own on stderr, waits for it, and returns it. */
   const barrier = async (): Promise<string> => {
     const project = String(Math.floor(Math.random() * 1e12));
-    const response = await fetch(`${url}/monitoring?o=0&p=${project}`, { method: 'POST' });
-    await response.text();
+    const path = `/monitoring?o=0&p=${project}`;
+    if (namespace) {
+      // From the server's own address, or loopback when it listens on every address.
+      const { hostname, port } = new URL(url);
+      const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+      const host = bare === '::' || bare === '0.0.0.0' ? '127.0.0.1' : bare;
+      await rawRequest(`http://${hostname}:${port}${path}`, {
+        method: 'POST',
+        connect: () => namespace.connect(host, host, Number(port)),
+      });
+    } else {
+      const response = await fetch(`${url}${path}`, { method: 'POST' });
+      await response.text();
+    }
     return waitForOutput(new RegExp(`\\[tunnel\\] 403 no allowed DSN for o=0 p=${project}\\b`));
   };
   return {

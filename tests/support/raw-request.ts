@@ -4,6 +4,7 @@
  * body (the precompressed-asset tests compare the bytes that came over the wire).
  */
 import { request } from 'node:http';
+import type { Socket } from 'node:net';
 
 export interface RawAnswer {
   status: number;
@@ -15,10 +16,23 @@ export interface RawAnswer {
 
 export function rawRequest(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array } = {},
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Uint8Array;
+    /** The connection to send it on (one inside a network namespace); a new one by default. */
+    connect?: () => Socket;
+    timeoutMs?: number;
+  } = {},
 ): Promise<RawAnswer> {
   return new Promise((done, fail) => {
-    const req = request(url, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
+    const options = {
+      method: init.method ?? 'GET',
+      headers: init.headers,
+      ...(init.connect ? { createConnection: init.connect } : {}),
+      ...(init.timeoutMs === undefined ? {} : { timeout: init.timeoutMs }),
+    };
+    const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -28,6 +42,7 @@ export function rawRequest(
       res.on('error', fail);
     });
     req.on('error', fail);
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${init.timeoutMs} ms`)));
     req.end(init.body);
   });
 }

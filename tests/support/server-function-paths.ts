@@ -21,3 +21,5 @@ export const GET_APP_OVERVIEW_FN =
   '/_server/app_server_app-info_functions_ts--getAppOverview_createServerFn_handler';
 export const SIGN_OUT_OF_INBOX_FN =
   '/_server/app_server_inbox-access_functions_ts--signOutOfInbox_createServerFn_handler';
+export const GET_RUNTIME_HEALTH_FN =
+  '/_server/app_server_app-info_functions_ts--getRuntimeHealth_createServerFn_handler';

@@ -29,12 +29,26 @@ export interface SlowPost {
   contentLength: number;
   /** The first part of the body, sent with the headers. */
   start: Uint8Array;
+  /** The client's own address (127.0.0.2, …: another client on loopback). */
+  localAddress?: string;
+  /**
+   * The connection to use instead of a new one to `origin` (one inside a network namespace,
+   * tests/support/network-namespace.ts), not yet written to.
+   */
+  connection?: Socket;
 }
 
 /** Opens the connection and resolves once headers and `start` are on the wire. */
-export function slowPost({ origin, path, contentLength, start }: SlowPost): Promise<SlowClient> {
+export function slowPost({
+  origin,
+  path,
+  contentLength,
+  start,
+  localAddress,
+  connection,
+}: SlowPost): Promise<SlowClient> {
   const { hostname, port } = new URL(origin);
-  const socket = connect(Number(port), hostname);
+  const socket = connection ?? connect({ port: Number(port), host: hostname, localAddress });
   let text = '';
   let serverEnded = false;
   let onAnswer: () => void = () => {};

@@ -9,7 +9,7 @@ import {
   type TransportMakeRequestResponse,
 } from '@sentry/core';
 import { healthSignals } from '#app/server/health/health-signals.server';
-import { storeReport } from '#app/server/inbox/inbox.server';
+import { storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 

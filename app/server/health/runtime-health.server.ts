@@ -1,55 +1,39 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 // Relative, not #app/…: the pages benchmark's minimal Start app builds this file without our
 // aliases (bench/pages/build-minimal.mjs).
-import { processShared } from '../process-shared.server';
+import { type EventLoopWindow, eventLoopWindows } from './event-loop-windows.server';
 
+/**
+ * What the home page shows of the server: how late its timers ran in one window of the
+ * process's event-loop monitor (./event-loop-windows.server.ts), and for how long it has run.
+ * Nothing that helps an attacker more than a visitor: no Node version, memory or paths.
+ */
 export interface RuntimeHealth {
-  sampledMs: number;
+  /** How long the window lasted, in ms. */
+  windowMs: number;
   eventLoopDelayP50Ms: number;
   eventLoopDelayP99Ms: number;
   uptimeSeconds: number;
-  rssMiB: number;
-  heapUsedMiB: number;
-  nodeVersion: string;
 }
 
-const round = (value: number) => Math.round(value * 100) / 100;
+function healthOf(window: EventLoopWindow): RuntimeHealth {
+  return {
+    windowMs: window.windowMs,
+    eventLoopDelayP50Ms: window.p50Ms,
+    eventLoopDelayP99Ms: window.p99Ms,
+    uptimeSeconds: Math.round(process.uptime()),
+  };
+}
+
+/** The last complete window, at once (only a server's first quarter second waits for one). */
+export async function latestRuntimeHealth(): Promise<RuntimeHealth> {
+  const windows = eventLoopWindows();
+  return healthOf(windows.last() ?? (await windows.next()));
+}
 
 /**
- * Watches the event loop for `sampleMs` and reports how late timers ran: the figure that
- * tells whether this server is keeping up. Real work that takes time, which is why the home
- * page defers it and streams the rest of the page first.
+ * A window measured from now on: the home page streams it in after its shell, between a
+ * quarter and half a second later, every page view in the meantime waiting on the same one.
  */
-export function sampleEventLoop(sampleMs: number): Promise<RuntimeHealth> {
-  // Callers asking at the same time share one sample: the function is public, and a histogram
-  // and a timer per caller would let a crowd of requests add load of their own.
-  let sample = inFlight.get(sampleMs);
-  if (!sample) {
-    sample = takeSample(sampleMs).finally(() => inFlight.delete(sampleMs));
-    inFlight.set(sampleMs, sample);
-  }
-  return sample;
-}
-
-/** The samples being taken, by length: shared by every copy of this module in the build. */
-const inFlight = processShared(
-  'event-loop-samples',
-  () => new Map<number, Promise<RuntimeHealth>>(),
-);
-
-async function takeSample(sampleMs: number): Promise<RuntimeHealth> {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  await new Promise((resolve) => setTimeout(resolve, sampleMs));
-  histogram.disable();
-  const memory = process.memoryUsage();
-  return {
-    sampledMs: sampleMs,
-    eventLoopDelayP50Ms: round(histogram.percentile(50) / 1e6),
-    eventLoopDelayP99Ms: round(histogram.percentile(99) / 1e6),
-    uptimeSeconds: Math.round(process.uptime()),
-    rssMiB: round(memory.rss / 2 ** 20),
-    heapUsedMiB: round(memory.heapUsed / 2 ** 20),
-    nodeVersion: process.version,
-  };
+export async function nextRuntimeHealth(): Promise<RuntimeHealth> {
+  return healthOf(await eventLoopWindows().next());
 }

@@ -4,6 +4,7 @@
  * stored events from the inbox database (inbox-event.ts). Pure.
  */
 import { isRecord } from '#app/server/is-record';
+import { countItemType, emptyItemCounts } from './classify-envelope';
 import { type Envelope, payloadJson, splitEnvelope } from './envelope';
 import { type EventDetail, type EventSummary, eventDetailOf, eventSummaryOf } from './inbox-event';
 import { normaliseEvent } from './normalise-event';
@@ -11,22 +12,6 @@ import { normaliseEvent } from './normalise-event';
 /** Item types listed as events; everything else (sessions, spans, …) is only counted. */
 const LISTED_TYPES = new Set(['event']);
 const MAX_SUMMARY_TEXT = 500;
-/** Item types are Sentry's own short names; anything else is counted as "other". */
-const ITEM_TYPE = /^[a-z][a-z_]{0,31}$/;
-
-/**
- * Counts of item types, safe for names that come from the envelope: no prototype (a type
- * called "constructor" is just a name) and only well-formed type names.
- */
-export function countItemType(counts: Record<string, number>, type: unknown, by = 1): void {
-  const name = typeof type === 'string' && ITEM_TYPE.test(type) ? type : 'other';
-  counts[name] = (counts[name] ?? 0) + by;
-}
-
-export function emptyItemCounts(): Record<string, number> {
-  return Object.create(null) as Record<string, number>;
-}
-
 export interface EnvelopeSummary {
   /** How many items of each type the envelope holds. */
   itemCounts: Record<string, number>;

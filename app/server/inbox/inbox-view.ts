@@ -2,7 +2,7 @@
  * What the /errors pages receive: plain, serialisable shapes built from the store's
  * entries. Pure, so paging and counting are tested without a server.
  */
-import { countItemType, emptyItemCounts } from './envelope-summary';
+import { countItemType, emptyItemCounts } from './classify-envelope';
 import type { EventSummary } from './inbox-event';
 
 export const INBOX_PAGE_SIZE = 50;

@@ -21,7 +21,8 @@ import { join, resolve } from 'node:path';
 import { serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health-signals.server';
 import { processShared } from '#app/server/process-shared.server';
-import { type EnvelopeSummary, emptyItemCounts, summarizeEnvelope } from './envelope-summary';
+import { emptyItemCounts } from './classify-envelope';
+import { type EnvelopeSummary, summarizeEnvelope } from './envelope-summary';
 import {
   entryName,
   isEntryName,

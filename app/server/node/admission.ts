@@ -1,11 +1,16 @@
 /**
- * When page renders and server-function calls may start. Past either limit below, requests
- * wait in line (their bodies unread, so a waiting request costs a socket and little memory);
- * when the line is full, or a request has waited too long, it is refused with a 503.
+ * When requests of one kind (page renders, or server-function calls: each kind has its own
+ * admission, so neither can take the other's places) may start. Past either limit below,
+ * requests wait in line (their bodies unread, so a waiting request costs a socket and little
+ * memory); when the line is full, or a request has waited too long, it is refused with a 503.
  *
- * - `concurrency`: renders running at once. A render that waits on I/O (a loader's database
- *   call) holds its place, so a slow dependency cannot pile up unbounded work.
- * - `turnBudgetMs`: how long renders may keep one turn of the event loop. A render is a chain
+ * - `concurrency`: requests working at once. A render that waits on I/O (a loader's database
+ *   call) holds its place, so a slow dependency cannot pile up unbounded work. A page stops
+ *   working once its shell is sent (`streaming`): what is left is waiting for its deferred
+ *   parts, and a place held for waiting let a few slow pages or callers starve every page.
+ * - `maxOpen`: requests open at once, working or streaming: streams cost a connection and the
+ *   page's state until they end, so they are bounded too, far above `concurrency`.
+ * - `turnBudgetMs`: how long starts may keep one turn of the event loop. A render is a chain
  *   of promises, and Node reads every ready socket in one turn: without this budget, a turn
  *   renders one request from every connection, back to back (64 clients on /about made turns
  *   of 250 ms). Node accepts one new connection per turn, so /health, the tunnel and every new
@@ -17,9 +22,11 @@
  */
 
 export interface AdmissionLimits {
-  /** Renders and calls running at once. */
+  /** Requests working (rendering, running) at once. */
   concurrency: number;
-  /** Renders stop starting in a turn of the event loop once this much of it has passed. */
+  /** Requests open at once, working or streaming; at least `concurrency`. */
+  maxOpen: number;
+  /** Requests stop starting in a turn of the event loop once this much of it has passed. */
   turnBudgetMs: number;
   /** Requests that may wait for a place. */
   maxQueued: number;
@@ -27,9 +34,17 @@ export interface AdmissionLimits {
   maxWaitMs: number;
 }
 
+/** What a started request holds, and gives back. */
+export interface Place {
+  /** Its work is done and only its response is still being sent: the working place goes. */
+  streaming(): void;
+  /** Its response is done: every place it held goes. Calls after the first do nothing. */
+  release(): void;
+}
+
 export interface Waiting {
-  /** Runs the request; it must call `release` exactly once when its response is done. */
-  start(release: () => void): void;
+  /** Runs the request; it must call `place.release` exactly once when its response is done. */
+  start(place: Place): void;
   /** Answers the request with a 503. */
   refuse(reason: 'queue full' | 'waited too long'): void;
   /** The client went away while waiting: neither start nor refuse it. */
@@ -38,7 +53,10 @@ export interface Waiting {
 
 export interface Admission {
   admit(request: Waiting): void;
-  inFlight(): number;
+  /** Requests working now. */
+  working(): number;
+  /** Requests open now: working or streaming. */
+  open(): number;
   queued(): number;
 }
 
@@ -47,14 +65,15 @@ export function createAdmission(
   now: () => number,
   defer: (task: () => void) => void,
 ): Admission {
-  let running = 0;
-  // When this turn's first render started; undefined until one does.
+  let working = 0;
+  let open = 0;
+  // When this turn's first start happened; undefined until one does.
   let turnStartedAt: number | undefined;
   let drainScheduled = false;
   const line: Array<{ request: Waiting; since: number }> = [];
   // A ring buffer would avoid shift()'s copy; the line is at most a few hundred long.
 
-  /** Whether a render may start in this turn. Its first start schedules the turn's end. */
+  /** Whether a request may start in this turn. Its first start schedules the turn's end. */
   const withinTurn = (): boolean => {
     const time = now();
     if (turnStartedAt === undefined) {
@@ -78,21 +97,34 @@ export function createAdmission(
     startNext();
   };
 
+  const hasRoom = () => working < limits.concurrency && open < limits.maxOpen;
+
   const run = (request: Waiting) => {
-    running++;
-    let released = false;
-    request.start(() => {
-      if (released) return;
-      released = true;
-      running--;
-      startNext();
+    working++;
+    open++;
+    let stage: 'working' | 'streaming' | 'done' = 'working';
+    request.start({
+      streaming: () => {
+        if (stage !== 'working') return;
+        stage = 'streaming';
+        working--;
+        startNext();
+      },
+      release: () => {
+        if (stage === 'done') return;
+        if (stage === 'working') working--;
+        stage = 'done';
+        open--;
+        startNext();
+      },
     });
   };
 
   /**
    * Starts the first request of the line, if it may start now. One at a time: `start` only
-   * sets a render going, and its work runs after this returns, so the budget can only be
-   * judged once it has run. The next start comes from its release, or from a later drain.
+   * sets a request going, and its work runs after this returns, so the budget can only be
+   * judged once it has run. The next start comes from a place given back (a shell sent, a
+   * response done), or from a later drain.
    */
   const startNext = () => {
     for (let head = line[0]; head !== undefined; head = line[0]) {
@@ -105,17 +137,17 @@ export function createAdmission(
         break;
       }
     }
-    // A full house resumes with a release; a spent turn with the drain withinTurn scheduled.
+    // A full house resumes when a place is given back; a spent turn with the drain withinTurn scheduled.
     const first = line[0];
-    if (first === undefined || running >= limits.concurrency || !withinTurn()) return;
+    if (first === undefined || !hasRoom() || !withinTurn()) return;
     line.shift();
     run(first.request);
-    if (line.length > 0 && running < limits.concurrency) scheduleDrain();
+    if (line.length > 0 && hasRoom()) scheduleDrain();
   };
 
   return {
     admit(request) {
-      if (running < limits.concurrency && line.length === 0 && withinTurn()) {
+      if (hasRoom() && line.length === 0 && withinTurn()) {
         run(request);
         return;
       }
@@ -126,7 +158,8 @@ export function createAdmission(
       line.push({ request, since: now() });
       scheduleDrain();
     },
-    inFlight: () => running,
+    working: () => working,
+    open: () => open,
     queued: () => line.length,
   };
 }

@@ -2,9 +2,12 @@
  * The built server (loaded by ./node-server.entry.ts once source maps are on): the one
  * place where every request arrives, before nitro and TanStack Start. It owns what nitro's
  * entry leaves at Node's defaults:
- * - the server's limits: timeouts and a connection cap (./server-limits.ts);
+ * - the server's limits: timeouts and a connection cap shared fairly between clients
+ *   (./server-limits.ts, ./per-client-connections.server.ts);
  * - what never waits behind pages: the tunnel and /health are answered first;
  * - load shedding: new page requests get a fast 503 while the event loop lags;
+ * - admission: pages and server-function calls each wait for a place of their own
+ *   (./admission.ts); a page gives its render place back once its shell is sent;
  * - security headers on every response but the tunnel's; the vite manifest is not served;
  * - `Cache-Control` by kind (./cache-policy.ts), and `Accept-Encoding` read as the RFC says
  *   before nitro's static handler picks a precompressed file by it;
@@ -16,7 +19,7 @@
  */
 import '#nitro-internal-pollyfills';
 import { readFileSync } from 'node:fs';
-import { Server } from 'node:http';
+import { Server, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
@@ -27,6 +30,7 @@ import { serverConfig } from '#app/server/env.server';
 import { answerHealth } from '#app/server/health/health-endpoint.server';
 import { isHealthPath } from '#app/server/health/health-report';
 import { healthSignals } from '#app/server/health/health-signals.server';
+import { localInbox } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   describeInboxAccess,
@@ -50,15 +54,17 @@ import { handleShutdownSignals } from './graceful-shutdown.server';
 import { isHiddenBuildFile } from './hidden-files';
 import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
 import { stampPeerAddress } from './peer-address';
-import { capConnectionsPerClient } from './per-client-connections.server';
+import { shareConnections } from './per-client-connections.server';
 import { listPublicFiles } from './public-files.server';
 import { pathRefusal } from './request-path';
 import {
   CONCURRENT_RENDERS,
+  CONCURRENT_SERVER_FUNCTION_CALLS,
   descriptorLimitOf,
   MAX_RENDER_WAIT_MS,
   MAX_WAITING_RENDERS,
   RENDER_TURN_BUDGET_MS,
+  SERVER_FUNCTION_TURN_BUDGET_MS,
   serverLimits,
 } from './server-limits';
 import { isShuttingDown } from './shutdown-state.server';
@@ -74,23 +80,40 @@ const tunnel = theTunnel();
 // The entry is .output/server/index.mjs; what nitro serves as files is beside it.
 const publicFiles = listPublicFiles(fileURLToPath(new URL('../public', import.meta.url)));
 
-const renders = createAdmission(
-  {
-    concurrency: CONCURRENT_RENDERS,
-    turnBudgetMs: RENDER_TURN_BUDGET_MS,
-    maxQueued: MAX_WAITING_RENDERS,
-    maxWaitMs: MAX_RENDER_WAIT_MS,
-  },
-  performance.now.bind(performance),
-  setImmediate,
-);
-
 const limits = serverLimits({
   descriptorLimit: readDescriptorLimit(),
   tunnelBodyTimeoutMs: config.tunnelBodyTimeoutMs,
   tunnelTimeoutMs: config.tunnelTimeoutMs,
   keepAliveTimeoutMs: config.keepAliveTimeoutMs,
 });
+
+// Two admissions, so that neither kind of request can hold the other's places: callers of a
+// public server function cannot keep pages from rendering, nor pages the hydrated ones' calls.
+// Each keeps its own turn budget; the calls' is the smaller, so that a flood of cheap calls
+// leaves pages most of every turn.
+const now = performance.now.bind(performance);
+const pages = createAdmission(
+  {
+    concurrency: CONCURRENT_RENDERS,
+    maxOpen: limits.maxOpenPages,
+    turnBudgetMs: RENDER_TURN_BUDGET_MS,
+    maxQueued: MAX_WAITING_RENDERS,
+    maxWaitMs: MAX_RENDER_WAIT_MS,
+  },
+  now,
+  setImmediate,
+);
+const serverFunctions = createAdmission(
+  {
+    concurrency: CONCURRENT_SERVER_FUNCTION_CALLS,
+    maxOpen: CONCURRENT_SERVER_FUNCTION_CALLS,
+    turnBudgetMs: SERVER_FUNCTION_TURN_BUDGET_MS,
+    maxQueued: MAX_WAITING_RENDERS,
+    maxWaitMs: MAX_RENDER_WAIT_MS,
+  },
+  now,
+  setImmediate,
+);
 
 const server = new Server(
   {
@@ -152,20 +175,46 @@ const server = new Server(
       shed(res, `event loop lag ${Math.round(lag.lagMs())} ms over LOAD_SHEDDING_LAG_MS`);
       return;
     }
-    renders.admit({
-      start: (release) => {
-        res.once('close', release);
+    if (kind === 'server-function') {
+      serverFunctions.admit({
+        start: (place) => {
+          res.once('close', place.release);
+          app(req, res);
+        },
+        refuse: (reason) =>
+          shed(
+            res,
+            `${reason} (${CONCURRENT_SERVER_FUNCTION_CALLS} server-function calls running)`,
+            'server-function call shed',
+          ),
+        gone: () => req.socket.destroyed,
+      });
+      return;
+    }
+    pages.admit({
+      start: (place) => {
+        res.once('close', place.release);
+        // The shell is rendered when the first bytes of the body go out (Start sends the
+        // response once React's shell is ready); what follows is waiting for deferred parts.
+        onFirstBodyWrite(res, place.streaming);
         app(req, res);
       },
-      refuse: (reason) => shed(res, `${reason} (${CONCURRENT_RENDERS} renders running)`),
+      refuse: (reason) =>
+        shed(
+          res,
+          `${reason} (${pages.working()} rendering, ${pages.open()} of ${limits.maxOpenPages} pages open)`,
+        ),
       gone: () => req.socket.destroyed,
     });
   },
 );
 server.keepAliveTimeout = limits.keepAliveTimeout;
-server.maxConnections = limits.maxConnections;
 server.setTimeout(limits.idleSocketTimeout);
-capConnectionsPerClient(server, config.maxConnectionsPerClient);
+// Not server.maxConnections: Node would drop a newcomer before anyone could make room for it.
+shareConnections(server, {
+  maxConnections: limits.maxConnections,
+  perClient: config.maxConnectionsPerClient,
+});
 
 server.once('error', (error: NodeJS.ErrnoException) => {
   const where = `${config.host}:${config.port}`;
@@ -199,6 +248,10 @@ server.listen({ port: config.port, host: config.host }, () => {
       ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
     ].join('\n'),
   );
+  // The inbox opens now, not at the first report: a store that cannot be used says so at once.
+  const inboxProblem =
+    config.monitoring.kind === 'local-inbox' ? localInbox().problem() : undefined;
+  if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
 });
 
 trapUnhandledNodeErrors();
@@ -210,19 +263,32 @@ function pathOf(url: string): string {
 }
 
 /** A fast 503 before any rendering: the server is busy, not broken. */
-function shed(res: import('node:http').ServerResponse, why: string): void {
-  healthSignals().note('pages-shed', why);
-  // One line an episode; the summary a minute later says how many pages were turned away.
-  warnLimited(
-    'page shed',
-    `[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`,
-    1,
-  );
+function shed(
+  res: ServerResponse,
+  why: string,
+  kind: 'page shed' | 'server-function call shed' = 'page shed',
+): void {
+  healthSignals().note('pages-shed', kind === 'page shed' ? why : `server-function calls: ${why}`);
+  // One line an episode; the summary a minute later says how many were turned away.
+  warnLimited(kind, `[server] 503 ${res.req.method} ${pathOf(res.req.url ?? '/')}: ${why}`, 1);
   res.setHeader('retry-after', String(SHED_RETRY_AFTER_SECONDS));
   answerText(res, 503, 'The server is busy; try again in a moment.');
 }
 
-function answerText(res: import('node:http').ServerResponse, status: number, body: string): void {
+/**
+ * Calls `then` once, at the response's first body write. Node has no event for it, so this
+ * response's own `write` is wrapped for that one call, then the prototype's is back.
+ */
+function onFirstBodyWrite(res: ServerResponse, then: () => void): void {
+  const own = res as { write: ServerResponse['write'] };
+  own.write = ((...args: Parameters<ServerResponse['write']>) => {
+    delete (own as { write?: unknown }).write;
+    then();
+    return res.write(...args);
+  }) as ServerResponse['write'];
+}
+
+function answerText(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, {
     'content-type': 'text/plain; charset=utf-8',
     'content-length': Buffer.byteLength(body),

@@ -12,19 +12,38 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading). */
 export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
-/** Open connections are capped here even when the descriptor limit would allow more. */
+/**
+ * Open connections are capped here even when the descriptor limit would allow more. At the cap
+ * a newcomer replaces an idle or slow connection (./connection-table.ts).
+ */
 export const MAX_CONNECTIONS = 10_000;
-/** Page renders and server-function calls running at once (./admission.ts). */
+/**
+ * Pages rendering at once (./admission.ts): until each has sent its shell, not until it has
+ * streamed its last deferred part.
+ */
 export const CONCURRENT_RENDERS = 8;
+/**
+ * Pages open at once, rendering or streaming (shell sent, response not ended); at most the
+ * connection cap. A stream keeps its page's state until it ends: this bounds that memory.
+ */
+export const MAX_OPEN_PAGES = 1_000;
+/** Server-function calls running at once: a line of their own, apart from pages. */
+export const CONCURRENT_SERVER_FUNCTION_CALLS = 8;
 /**
  * How long renders may keep one turn of the event loop before the rest wait for the next
  * (./admission.ts). Two turns, one to accept and one to read, must fit well inside the 100 ms
  * that /health and the tunnel are promised under load.
  */
 export const RENDER_TURN_BUDGET_MS = 5;
-/** Requests that may wait for a render; past this they get a 503 at once. */
+/**
+ * How long server-function calls may start in one turn: a call costs a few tenths of a ms, so
+ * 16 callers looping on a cheap public function could otherwise take their RENDER_TURN_BUDGET_MS
+ * of every turn besides the pages' own, and double a page's time (issue 22's starvation bench).
+ */
+export const SERVER_FUNCTION_TURN_BUDGET_MS = 1;
+/** Requests that may wait for a render (and as many for a server-function call); past this, a 503 at once. */
 export const MAX_WAITING_RENDERS = 512;
-/** A request that waited this long for a render gets a 503 instead: its client has likely given up. */
+/** A request that waited this long for its place gets a 503 instead: its client has likely given up. */
 export const MAX_RENDER_WAIT_MS = 5_000;
 /** Descriptors kept for everything but client sockets: files, Sentry, the inbox. */
 const RESERVED_DESCRIPTORS = 256;
@@ -36,6 +55,8 @@ export interface ServerLimits {
   connectionsCheckingInterval: number;
   idleSocketTimeout: number;
   maxConnections: number;
+  /** Pages open at once, rendering or streaming (./admission.ts's `maxOpen`). */
+  maxOpenPages: number;
 }
 
 /**
@@ -54,6 +75,7 @@ export function serverLimits(options: {
     descriptorLimit === undefined
       ? MAX_CONNECTIONS
       : Math.max(64, Math.floor((descriptorLimit - RESERVED_DESCRIPTORS) * 0.9));
+  const maxConnections = Math.min(MAX_CONNECTIONS, byDescriptors);
   return {
     headersTimeout: HEADERS_TIMEOUT_MS,
     // Node refuses a headersTimeout above requestTimeout; the tunnel's body must fit too.
@@ -67,7 +89,9 @@ export function serverLimits(options: {
       tunnelTimeoutMs + 5_000,
       keepAliveTimeoutMs + 5_000,
     ),
-    maxConnections: Math.min(MAX_CONNECTIONS, byDescriptors),
+    maxConnections,
+    // Each open page is a connection: past the cap, the connection is refused before the page.
+    maxOpenPages: Math.min(MAX_OPEN_PAGES, maxConnections),
   };
 }
 

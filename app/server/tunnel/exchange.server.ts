@@ -5,6 +5,9 @@
  * body deadline (docs/decisions/0101, 0104).
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { clientKeyOf } from '#app/server/security/client-key';
+import { clientRateHeaders } from './client-rate';
+import { clientShareHeaders } from './client-share';
 import { closeGently } from './close-gently.server';
 import { tunnelLogLine } from './tunnel-messages';
 import type { TunnelOptions } from './tunnel-options';
@@ -29,12 +32,51 @@ export class Exchange {
   /** Set once a forward to Sentry is under way: stops it before Sentry gets the whole body. */
   cancelForward: (() => void) | undefined;
   private readers: Reader[] = [];
+  private clientKey: string | undefined;
 
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly options: TunnelOptions,
   ) {}
+
+  /** Who sent it, for the per-client shares: an IPv4 address or an IPv6 /64. */
+  get client(): string {
+    this.clientKey ??= clientKeyOf(this.req.socket.remoteAddress);
+    return this.clientKey;
+  }
+
+  /**
+   * 429 for a client past its share of what slow uploads may hold, with the headers that make
+   * the SDK wait; the line is rate-limited (a flood of them is the point of the share).
+   */
+  overShare(reason: string): void {
+    if (this.answered) return;
+    this.options.logLimited('tunnel 429', tunnelLogLine(429, reason));
+    const headers = clientShareHeaders(this.options.bodyTimeoutMs);
+    // As rejectAndClose: the rest of a slow body is not waited for.
+    if (this.req.complete) {
+      this.answer(429, reason, PLAIN_TEXT, headers);
+      this.discardRest();
+      return;
+    }
+    this.answer(429, reason, PLAIN_TEXT, { ...headers, connection: 'close' });
+    this.closeAfterAnswer();
+  }
+
+  /** Past the client's rate into the local inbox: 429, and the SDK waits `retryAfterSeconds`. */
+  overRate(reason: string, retryAfterSeconds: number): void {
+    if (this.answered) return;
+    this.options.logLimited('tunnel 429', tunnelLogLine(429, reason));
+    const headers = clientRateHeaders(retryAfterSeconds);
+    if (this.req.complete) {
+      this.answer(429, reason, PLAIN_TEXT, headers);
+      this.discardRest();
+      return;
+    }
+    this.answer(429, reason, PLAIN_TEXT, { ...headers, connection: 'close' });
+    this.closeAfterAnswer();
+  }
 
   /** Reads the body with these listeners until the returned stop, or until an answer stops all. */
   read(onData: (chunk: Buffer) => void, onEnd: () => void): () => void {

@@ -1,8 +1,11 @@
 /**
  * Phase 2a: the envelope streamed to Sentry byte for byte (the header line read so far, then the
  * rest as it arrives, with back-pressure), and Sentry's answer handed back with the headers the
- * SDK needs. Sentry has `timeoutMs` from the start of the forward to answer (then 504);
- * unreachable, it is a 502.
+ * SDK needs. Sentry has `timeoutMs` from the start of the forward to answer, a wait for a pooled
+ * connection included (then 504); unreachable, it is a 502. An envelope whose body is still
+ * arriving goes on the streaming pool (./upstream.server.ts), and a client may have at most
+ * `streamingForwards.perClient` of those at once (then 429): slow clients cannot hold the
+ * connections that whole envelopes go on (docs/decisions/0611).
  */
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Destination } from './allow-list';
@@ -44,7 +47,15 @@ class Forward {
   start(destination: Destination, ended: boolean): void {
     const { exchange } = this;
     const { req, options } = exchange;
-    const upstream = options.upstream.post(destination.envelopeUrl, forwardedHeaders(req));
+    // Whole: the body has ended, or every byte it announced is here.
+    const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    const streaming = !ended && exchange.received !== declared;
+    if (streaming && !this.holdStreamingSlot()) return;
+    const upstream = options.upstream.post(
+      destination.envelopeUrl,
+      forwardedHeaders(req),
+      streaming ? 'streaming' : 'whole',
+    );
     this.upstream = upstream;
     exchange.cancelForward = () => this.abort();
     this.timer = setTimeout(this.onTimeout, options.timeoutMs);
@@ -57,6 +68,28 @@ class Forward {
       return;
     }
     exchange.read(this.onBodyData, this.onBodyEnd);
+  }
+
+  /** One of the client's streaming slots until its body has ended (or the exchange has). */
+  private holdStreamingSlot(): boolean {
+    const { exchange } = this;
+    const { req, res, options, client } = exchange;
+    const slots = options.streamingForwards;
+    if (!slots.enter(client)) {
+      exchange.overShare(
+        `client ${client} has ${slots.perClient} envelopes streaming to Sentry already`,
+      );
+      return false;
+    }
+    let held = true;
+    const leave = () => {
+      if (!held) return;
+      held = false;
+      slots.leave(client);
+    };
+    req.once('end', leave);
+    res.once('close', leave);
+    return true;
   }
 
   private readonly onBodyData = (chunk: Buffer): void => {

@@ -1,10 +1,11 @@
 /**
  * Phase 2b, local inbox mode: the envelope held whole (it is bounded by maxBytes) and handed to
  * `storeLocally`; the answer is Sentry's own, `{"id": …}`, once it is stored. Every exchange's
- * held bytes count against one shared budget (`localBuffer`), given back when the exchange
- * ends, however it ends: past it, 503 (docs/decisions/0103).
+ * held bytes count against one budget shared fairly (`localBuffer`, ./byte-budget.ts), given
+ * back when the exchange ends, however it ends. Past the client's share of envelopes still
+ * arriving, 429 and the SDK waits; past the whole, 503 (docs/decisions/0103, 0611).
  */
-import { isInboxBusy } from '#app/server/inbox/inbox-writer-protocol';
+import { ingestErrorCode, rejectionStatus } from '#app/server/inbox/store/ingest-protocol';
 import { type Exchange, PLAIN_TEXT } from './exchange.server';
 import { errorMessageOf, tunnelLogLine } from './tunnel-messages';
 
@@ -15,38 +16,54 @@ export function storeInLocalInbox(
   eventId: string | undefined,
   ended: boolean,
 ): void {
-  const { res, options } = exchange;
+  const { req, res, options, client } = exchange;
   const budget = options.localBuffer;
-  let held = 0;
-  res.once('close', () => budget.give(held));
+  // What the envelope announced (over maxBytes it was answered 413 before the body was read):
+  // it decides whether the envelope may use the reserve for small ones.
+  const declared = Number(req.headers['content-length'] ?? 0) || 0;
+  const holding = budget.holding(client);
+  res.once('close', holding.release);
   const hold = (bytes: number): boolean => {
-    if (!budget.take(bytes)) {
-      exchange.head = [];
+    const answer = holding.grow(bytes, Math.max(declared, exchange.received));
+    if (answer === 'ok') return true;
+    exchange.head = [];
+    if (answer === 'client') {
+      exchange.overShare(
+        `client ${client} holds its share of the local inbox's receive buffer (${budget.limits.perClient} bytes)`,
+      );
+    } else {
       exchange.rejectAndClose(
         503,
         'local inbox busy: too many envelopes arriving at once',
         BUSY_HEADERS,
       );
-      return false;
     }
-    held += bytes;
-    return true;
+    return false;
   };
   if (!hold(exchange.received)) return;
   const save = () => {
+    holding.arrived();
     const { head } = exchange;
     const envelope = head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head);
     exchange.head = [];
+    options.localRate.charge(client, envelope.length);
     // Through a promise, so that a synchronous throw is answered like a rejection.
     Promise.resolve(envelope)
       .then((bytes) => options.storeLocally(bytes))
       .then(
-        () => {
-          exchange.answer(200, JSON.stringify(eventId ? { id: eventId } : {}), 'application/json');
+        (stored) => {
+          const id = stored.eventId ?? eventId;
+          exchange.answer(200, JSON.stringify(id ? { id } : {}), 'application/json');
           if (options.debug) options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
         },
         (error: unknown) => {
-          if (isInboxBusy(error)) {
+          const code = ingestErrorCode(error);
+          if (code === 'rejected') {
+            // What Relay would refuse: the client's mistake, with the reason it would give.
+            exchange.reject(rejectionStatus(error), errorMessageOf(error));
+            return;
+          }
+          if (code === 'busy') {
             // Too many writes waiting: overload, answered like a full receive buffer.
             exchange.fail(503, 'local inbox busy: too many envelopes being written', BUSY_HEADERS);
             return;

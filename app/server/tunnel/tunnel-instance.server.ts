@@ -1,19 +1,23 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
 import { serverConfig } from '#app/server/env.server';
-import { storeReport } from '#app/server/inbox/inbox.server';
-import { theInboxWriter } from '#app/server/inbox/inbox-writer.server';
+import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
 import { createAllowList } from './allow-list';
-import { createByteBudget } from './byte-budget';
+import { createByteBudget, localBufferLimits } from './byte-budget';
+import { CLIENT_RATE_LIMITS, createClientRate } from './client-rate';
+import { createClientSlots } from './client-share';
 import { createTunnel } from './tunnel.server';
 import { tunnelLogKind } from './tunnel-messages';
 import type { TunnelHandler } from './tunnel-options';
 import { createUpstream } from './upstream.server';
 
-/** Local envelopes being received, all together: 64 of the largest, or thousands of usual ones. */
-export const LOCAL_INBOX_BUFFER_BYTES = 64 * 1024 * 1024;
+/**
+ * Envelopes one client may have streaming to Sentry at once: an eighth of the streaming pool
+ * (upstream.server.ts), so it takes 8 clients to hold it, and none can hold the whole pool.
+ */
+export const STREAMING_FORWARDS_PER_CLIENT = 8;
 
 export function theTunnel(): TunnelHandler {
   // One per process: the built server's entry and the /monitoring router each hold a copy of
@@ -31,15 +35,20 @@ function createTheTunnel(): TunnelHandler {
     upstream: createUpstream(),
     // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
     storeLocally: storeReport,
-    localBuffer: createByteBudget(LOCAL_INBOX_BUFFER_BYTES),
+    localBuffer: createByteBudget(localBufferLimits(config.tunnelMaxBytes)),
+    streamingForwards: createClientSlots(STREAMING_FORWARDS_PER_CLIENT),
+    localRate: createClientRate(CLIENT_RATE_LIMITS, Date.now),
     // Every line is one a client can cause: at most 20 a minute per status, then a summary.
     // DEBUG=tunnel asks for every line.
     log: config.tunnelDebug
       ? (line) => console.warn(line)
       : (line) => warnLimited(tunnelLogKind(line), line),
+    logLimited: warnLimited,
     debug: config.tunnelDebug,
   });
-  // The first report of a local inbox server should not wait for the writer thread to boot.
-  if (config.monitoring.kind === 'local-inbox') theInboxWriter().start();
+  // The first report of a local inbox server should not wait for the ingest thread to boot.
+  if (config.monitoring.kind === 'local-inbox' && !localInbox().problem()) {
+    localInbox().ingestThread().start();
+  }
   return tunnel;
 }

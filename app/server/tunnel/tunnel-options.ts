@@ -5,6 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AllowList } from './allow-list';
 import type { ByteBudget } from './byte-budget';
+import type { ClientRate } from './client-rate';
+import type { ClientSlots } from './client-share';
 import type { Upstream } from './upstream.server';
 
 export interface TunnelOptions {
@@ -16,14 +18,25 @@ export interface TunnelOptions {
   bodyTimeoutMs: number;
   upstream: Upstream;
   /**
-   * Where envelopes for the local inbox DSN go; resolves once stored. A rejection answers 500,
-   * or 503 when it says the store is busy (inbox-writer-protocol.ts `isInboxBusy`).
+   * Where envelopes for the local inbox DSN go; resolves once stored, with the event's id as
+   * the store normalised it. A rejection answers by its IngestError code
+   * (app/server/inbox/store/ingest-protocol.ts): `rejected` 400 with its reason (what Relay
+   * refuses), `busy` 503, anything else 500.
    */
-  storeLocally(envelope: Uint8Array): Promise<void>;
-  /** What local envelopes being received may hold in memory, all together (then 503). */
+  storeLocally(envelope: Uint8Array): Promise<{ eventId?: string }>;
+  /**
+   * What local envelopes being received may hold in memory: per client (then 429) and all
+   * together (then 503).
+   */
   localBuffer: ByteBudget;
+  /** Each client's rate into the local inbox: envelopes and bytes (then 429). */
+  localRate: ClientRate;
+  /** Forwards to Sentry whose body is still arriving, per client (then 429). */
+  streamingForwards: ClientSlots;
   /** One line per rejected or failed request; never envelope contents. */
   log(line: string): void;
+  /** Lines a flood of requests would repeat, rate-limited per kind (a fixed label). */
+  logLimited(kind: string, line: string): void;
   /** Also log every forwarded envelope. */
   debug: boolean;
 }

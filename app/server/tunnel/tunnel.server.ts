@@ -81,8 +81,17 @@ function route(
       exchange.reject(403, 'envelope DSN is not the allowed DSN the query names');
       return;
     }
-    if (destination.local) storeInLocalInbox(exchange, header.eventId, ended);
-    else forwardToSentry(exchange, destination, ended);
+    if (destination.local) {
+      const rate = exchange.options.localRate.admit(exchange.client);
+      if (!rate.ok) {
+        exchange.overRate(
+          `client ${exchange.client} is over its rate into the local inbox`,
+          rate.retryAfterSeconds,
+        );
+        return;
+      }
+      storeInLocalInbox(exchange, header.eventId, ended);
+    } else forwardToSentry(exchange, destination, ended);
   } catch (error) {
     exchange.options.log(internalErrorLine(error));
     exchange.reject(500, 'tunnel error');

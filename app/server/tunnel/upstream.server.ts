@@ -1,6 +1,11 @@
 /**
- * Requests to Sentry's envelope endpoint over kept-alive connections: one agent per scheme,
- * shared by every request, so a busy tunnel does not pay a TCP (and TLS) handshake per envelope.
+ * Requests to Sentry's envelope endpoint over kept-alive connections, shared by every request,
+ * so a busy tunnel does not pay a TCP (and TLS) handshake per envelope. The connections are
+ * pooled and bounded: one per slow client made 900 sockets to Sentry from 900 slow bodies, and
+ * the process ran out of descriptors. Two pools per scheme, each at most `POOL_SOCKETS`
+ * connections to one Sentry host (requests past it wait their turn, within the tunnel's
+ * timeout): one for envelopes that have arrived whole, the usual case, and one for envelopes
+ * still streaming in, so that slow clients can hold the second at most (docs/decisions/0611).
  *
  * This runs once per envelope, so it is written for Node's cheapest request path
  * (docs/decisions/0102-tunnel-fast-path.md): the per-destination parts are worked out once,
@@ -13,9 +18,15 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 /** Header names and values, alternating: ['content-type', 'application/x-sentry-envelope', …]. */
 export type HeaderList = string[];
 
+/** Connections to one Sentry host in each pool. */
+export const POOL_SOCKETS = 64;
+
+/** Whether the envelope has arrived whole, or is still streaming in from its client. */
+export type UpstreamPool = 'whole' | 'streaming';
+
 export interface Upstream {
-  /** Starts a POST to `url`; the Host header is added here. */
-  post(url: URL, headers: HeaderList): ClientRequest;
+  /** Starts a POST to `url` on `pool`'s connections; the Host header is added here. */
+  post(url: URL, headers: HeaderList, pool: UpstreamPool): ClientRequest;
   close(): void;
 }
 
@@ -42,15 +53,15 @@ export function requestTargetOf(url: URL): RequestTarget {
 
 interface Target extends RequestTarget {
   send: typeof request;
-  agent: HttpAgent;
+  agents: Record<UpstreamPool, HttpAgent>;
 }
 
 export function createUpstream(): Upstream {
   // Idle sockets are closed after a minute (sooner when the server's Keep-Alive hint says so;
   // Node only applies that hint when the agent has a timeout of its own).
-  const options = { keepAlive: true, timeout: 60_000 };
-  const http = new HttpAgent(options);
-  const https = new HttpsAgent(options);
+  const options = { keepAlive: true, timeout: 60_000, maxSockets: POOL_SOCKETS };
+  const http = { whole: new HttpAgent(options), streaming: new HttpAgent(options) };
+  const https = { whole: new HttpsAgent(options), streaming: new HttpsAgent(options) };
   // The allowed destinations are few and live as long as the process.
   const targets = new WeakMap<URL, Target>();
   const targetOf = (url: URL): Target => {
@@ -60,14 +71,14 @@ export function createUpstream(): Upstream {
       target = {
         ...parts,
         send: parts.secure ? httpsRequest : request,
-        agent: parts.secure ? https : http,
+        agents: parts.secure ? https : http,
       };
       targets.set(url, target);
     }
     return target;
   };
   return {
-    post(url, headers) {
+    post(url, headers, pool) {
       const target = targetOf(url);
       headers.push('host', target.hostHeader);
       return target.send({
@@ -75,13 +86,14 @@ export function createUpstream(): Upstream {
         port: target.port,
         path: target.path,
         method: 'POST',
-        agent: target.agent,
+        agent: target.agents[pool],
         headers,
       });
     },
     close() {
-      http.destroy();
-      https.destroy();
+      for (const agent of [http.whole, http.streaming, https.whole, https.streaming]) {
+        agent.destroy();
+      }
     },
   };
 }

@@ -45,20 +45,20 @@ export interface PreparedEvent {
   payload: string;
 }
 
-/** A session update, as release health counts it. */
+/**
+ * What one session update adds to release health, as Relay's session metrics count it
+ * (../classify-envelope.ts): sessions started, and how many of them errored, crashed or ended
+ * abnormally. With a `sessionId` each outcome counts once per session, however many updates
+ * repeat it; an aggregate (no id) adds its counts as they are.
+ */
 export interface PreparedSession {
   release: string;
   environment: string;
-  /** A new session (`init`) counts once; later updates only change its outcome. */
-  started: boolean;
-  /** The session's outcome in this update, when it is a final one. */
-  outcome?: 'crashed' | 'errored' | 'abnormal' | 'exited';
-  /** For aggregates (`sessions` items): how many sessions this line stands for. */
-  count: number;
-  /** A session id, to count a session's error/crash once however many updates say so. */
+  started: number;
+  errored: number;
+  crashed: number;
+  abnormal: number;
   sessionId?: string;
-  /** Errors the session has seen so far (an `ok` update with errors > 0 is errored). */
-  errors: number;
 }
 
 export interface PreparedEnvelope {
@@ -140,7 +140,7 @@ export interface ReleaseHealth {
   crashed: number;
   errored: number;
   abnormal: number;
-  /** Share of sessions that did not crash, 0..1; undefined without sessions. */
+  /** Share of sessions that did not crash, 0..1, as Sentry's crash-free rate; undefined without sessions. */
   crashFreeRate?: number;
 }
 
@@ -197,19 +197,26 @@ export function openInboxDatabase(path: string, options: InboxDatabaseOptions): 
   }
 }
 
-/** Versioned migrations in PRAGMA user_version, each in its own transaction. */
+/**
+ * Versioned migrations in PRAGMA user_version, each in an IMMEDIATE transaction that reads the
+ * version again inside it: the ingest thread, the pages and a second process may open the same
+ * file at once, and exactly one of them applies each step.
+ */
 function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `the inbox database is version ${current}, newer than this app knows (${MIGRATIONS.length}): it was written by a newer version`,
-    );
-  }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version] as string);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+  const step = db.transaction((): boolean => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new Error(
+        `the inbox database is version ${current}, newer than this app knows (${MIGRATIONS.length}): it was written by a newer version`,
+      );
+    }
+    if (current === MIGRATIONS.length) return false;
+    db.exec(MIGRATIONS[current] as string);
+    db.pragma(`user_version = ${current + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // One step per transaction, until the schema is current.
   }
 }
 
@@ -286,20 +293,17 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
 
   const recordSession = (s: WriteStatements, session: PreparedSession, receivedAt: number) => {
     s.ensureHealth.run(session.release, session.environment);
-    if (session.started) s.addSessions.run(session.count, session.release, session.environment);
-    const outcome =
-      session.outcome === 'crashed' || session.outcome === 'abnormal'
-        ? session.outcome
-        : session.errors > 0 || session.outcome === 'errored'
-          ? 'errored'
-          : undefined;
-    if (!outcome) return;
-    // A session's error or crash is counted once, whatever number of updates repeat it.
-    if (session.sessionId !== undefined) {
-      const fresh = s.noteSessionOutcome.run(session.sessionId, outcome, receivedAt).changes > 0;
-      if (!fresh) return;
+    if (session.started > 0)
+      s.addTo.sessions.run(session.started, session.release, session.environment);
+    for (const outcome of ['errored', 'crashed', 'abnormal'] as const) {
+      const count = session[outcome];
+      if (count <= 0) continue;
+      if (session.sessionId !== undefined) {
+        const fresh = s.noteSessionOutcome.run(session.sessionId, outcome, receivedAt).changes > 0;
+        if (!fresh) continue;
+      }
+      s.addTo[outcome].run(count, session.release, session.environment);
     }
-    s.addOutcome[outcome].run(session.count, session.release, session.environment);
   };
 
   const evict = () => {
@@ -413,9 +417,7 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
         crashed: row.crashed,
         errored: row.errored,
         abnormal: row.abnormal,
-        ...(row.sessions > 0
-          ? { crashFreeRate: Math.max(0, 1 - (row.crashed + row.abnormal) / row.sessions) }
-          : {}),
+        ...(row.sessions > 0 ? { crashFreeRate: Math.max(0, 1 - row.crashed / row.sessions) } : {}),
       }));
     },
     itemCounts() {
@@ -604,8 +606,8 @@ function prepareWrites(db: Database.Database) {
     ensureHealth: db.prepare(
       'INSERT OR IGNORE INTO release_health (release, environment) VALUES (?, ?)',
     ),
-    addSessions: outcome('sessions'),
-    addOutcome: {
+    addTo: {
+      sessions: outcome('sessions'),
       crashed: outcome('crashed'),
       errored: outcome('errored'),
       abnormal: outcome('abnormal'),

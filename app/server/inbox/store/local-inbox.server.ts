@@ -1,21 +1,25 @@
 /**
  * The process's local inbox: the database at `<MONITORING_INBOX_DIR>/inbox.sqlite`, opened once
- * (process-shared.server.ts), for the pages (reads, status changes, clear) on this thread. New
- * reports reach it through the ingest path (./ingest.server.ts), off this thread.
+ * (process-shared.server.ts). The pages read it on this thread; new reports reach it through
+ * the ingest thread (./ingest-thread.server.ts), which validates, groups and stores them.
  *
- * A store that cannot be opened is loud, not empty: `problem()` says why, the start line and
- * /health say so, /errors shows it, and every write fails with that reason.
+ * A store that cannot be used is loud, not empty: `problem()` says why, the start line and
+ * /health say so, /errors shows it, and every report fails with that reason.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health-signals.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
+import { buildOutputOf } from '../source-maps/build-output';
 import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
+import { IngestError, ingestErrorCode } from './ingest-protocol';
+import { createIngestThread, type IngestThread } from './ingest-thread.server';
 
-/** Raw events kept in all, by default (counts are kept regardless): MONITORING_INBOX_MAX_EVENTS. */
-export const DEFAULT_MAX_EVENTS = 10_000;
 export const DATABASE_FILE = 'inbox.sqlite';
+/** The file store's envelopes (before the database): `<ms, 15 digits>-<seq>-<random>.envelope`. */
+const LEGACY_ENVELOPE = /^(\d{15})-[0-9a-z]{6}-[0-9a-f]{8}\.envelope$/;
 
 export interface LocalInbox {
   /** The inbox's directory, absolute. */
@@ -24,6 +28,8 @@ export interface LocalInbox {
   problem(): string | undefined;
   /** The database; throws with `problem()` when it could not be opened. */
   db(): InboxDatabase;
+  /** The thread that stores new reports. */
+  ingestThread(): IngestThread;
 }
 
 export class InboxUnavailableError extends Error {
@@ -39,34 +45,121 @@ export function localInbox(): LocalInbox {
   return processShared(`local-inbox:${dir}`, () => openLocalInbox(dir, inboxMaxEvents));
 }
 
-export function openLocalInbox(dir: string, maxEvents: number = DEFAULT_MAX_EVENTS): LocalInbox {
+export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
+  const databasePath = join(dir, DATABASE_FILE);
   let database: InboxDatabase | undefined;
   let problem: string | undefined;
   try {
     mkdirSync(dir, { recursive: true });
-    database = openInboxDatabase(join(dir, DATABASE_FILE), { maxEvents });
+    database = openInboxDatabase(databasePath, { maxEvents });
   } catch (error) {
-    problem = `the inbox database in ${dir} cannot be opened: ${reasonOf(error)}`;
+    problem = `the inbox database ${databasePath} cannot be opened: ${messageOf(error)}`;
     healthSignals().note(
       'reports-not-stored',
       `the inbox database cannot be opened (${codeOf(error)})`,
     );
   }
-  return {
+  let thread: IngestThread | undefined;
+  const inbox: LocalInbox = {
     dir,
     problem: () => problem,
     db() {
       if (!database) throw new InboxUnavailableError(problem);
       return database;
     },
+    ingestThread() {
+      const buildOutput = buildOutputOf(import.meta.url);
+      thread ??= createIngestThread({
+        databasePath,
+        maxEvents,
+        ...(buildOutput ? { buildOutput } : {}),
+      });
+      return thread;
+    },
   };
+  if (database) importLegacyEnvelopes(inbox);
+  return inbox;
 }
 
-function reasonOf(error: unknown): string {
+/**
+ * Stores one report (from the tunnel, or the server's own client) and tells /health whether
+ * storing works: a store that fails is `degraded` until a report is stored again. A report
+ * Relay would refuse, or one refused while the store is busy, says nothing about the store.
+ */
+export async function storeReport(envelope: Uint8Array): Promise<{ eventId?: string }> {
+  const inbox = localInbox();
+  const signals = healthSignals();
+  const problem = inbox.problem();
+  if (problem) throw new IngestError('failed', problem);
+  try {
+    const stored = await inbox.ingestThread().ingest(envelope, Date.now());
+    signals.clear('reports-not-stored');
+    return stored;
+  } catch (error) {
+    const code = ingestErrorCode(error);
+    if (code !== 'rejected' && code !== 'busy') {
+      signals.note(
+        'reports-not-stored',
+        `the local inbox failed to store a report (${code ?? 'error'})`,
+      );
+      warnLimited(
+        'inbox store failed',
+        `[inbox] a report could not be stored: ${messageOf(error)}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * The file store's envelopes, from before the database, go through the same ingest as new
+ * reports, once, at the first start: each file is deleted once the database has it (or has
+ * refused it as Relay would).
+ */
+function importLegacyEnvelopes(inbox: LocalInbox): void {
+  let names: string[];
+  try {
+    names = readdirSync(inbox.dir).filter((name) => LEGACY_ENVELOPE.test(name));
+  } catch {
+    return;
+  }
+  if (names.length === 0) return;
+  // Oldest first: their names start with the time they were received.
+  names.sort();
+  void (async () => {
+    let imported = 0;
+    let refused = 0;
+    for (const name of names) {
+      const path = join(inbox.dir, name);
+      try {
+        await inbox.ingestThread().ingest(readFileSync(path), receivedAtOf(name));
+        imported++;
+      } catch (error) {
+        if (ingestErrorCode(error) !== 'rejected') {
+          console.warn(
+            `[inbox] stopped importing the file store at ${name}: ${messageOf(error)}; the rest is tried at the next start`,
+          );
+          break;
+        }
+        refused++;
+      }
+      unlinkSync(path);
+    }
+    console.log(
+      `[inbox] imported ${imported} envelope(s) from the file store into ${DATABASE_FILE}${refused > 0 ? ` (${refused} refused as invalid)` : ''}`,
+    );
+  })();
+}
+
+function receivedAtOf(name: string): number {
+  return Number(LEGACY_ENVELOPE.exec(name)?.[1] ?? Date.now());
+}
+
+function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 function codeOf(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' ? code : reasonOf(error);
+  return typeof code === 'string' ? code : messageOf(error);
 }

@@ -1,19 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { sampleEventLoop } from '#app/server/health/runtime-health.server';
+import { eventLoopWindows, WINDOW_MS } from '#app/server/health/event-loop-windows.server';
+import { latestRuntimeHealth, nextRuntimeHealth } from '#app/server/health/runtime-health.server';
 
-describe('sampleEventLoop', () => {
-  it('gives callers asking at the same time one shared sample', async () => {
-    const first = sampleEventLoop(50);
-    const second = sampleEventLoop(50);
-    expect(second).toBe(first);
-    const report = await first;
-    expect(report.sampledMs).toBe(50);
-    expect(report.nodeVersion).toBe(process.version);
+describe('eventLoopWindows', () => {
+  it('is one monitor per process, whoever asks', () => {
+    expect(eventLoopWindows()).toBe(eventLoopWindows());
   });
 
-  it('takes a new sample once the previous one is done', async () => {
-    const first = sampleEventLoop(50);
-    await first;
-    expect(sampleEventLoop(50)).not.toBe(first);
+  it('gives every caller until the current window ends one shared promise of the next whole window', async () => {
+    const windows = eventLoopWindows();
+    const asked = performance.now();
+    const first = windows.next();
+    expect(windows.next()).toBe(first);
+    const window = await first;
+    // A window that began after the call: it ended at least one window later.
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(WINDOW_MS - 5);
+    expect(window.windowMs).toBeGreaterThanOrEqual(WINDOW_MS - 5);
+    expect(windows.last()).toBe(window);
+    expect(windows.next()).not.toBe(first);
+  });
+});
+
+describe('runtime health', () => {
+  it('reads the last complete window and says nothing of Node, memory or paths', async () => {
+    await nextRuntimeHealth();
+    const health = await latestRuntimeHealth();
+    expect(Object.keys(health).sort()).toEqual([
+      'eventLoopDelayP50Ms',
+      'eventLoopDelayP99Ms',
+      'uptimeSeconds',
+      'windowMs',
+    ]);
+    expect(health.eventLoopDelayP99Ms).toBeGreaterThanOrEqual(health.eventLoopDelayP50Ms);
   });
 });

@@ -143,7 +143,7 @@ describe('summarizeEnvelope', () => {
       { header: { type: 'constructor' }, payload: '{}' },
       { header: { type: '__proto__' }, payload: '{}' },
       { header: { type: 'x'.repeat(5000) }, payload: '{}' },
-      { header: { type: 7 }, payload: '{}' },
+      { header: { type: 'Event!' }, payload: '{}' },
       { header: { type: 'session' }, payload: '{}' },
     ]);
     const { itemCounts } = summarizeEnvelope(bytes, 'id');

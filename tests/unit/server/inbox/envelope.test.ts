@@ -28,10 +28,10 @@ describe('splitEnvelope', () => {
       payloads: ['{"a":"\n"}', '{}'],
     },
     {
-      name: 'sized payload without the optional newline after it',
-      bytes: text('{}\n{"type":"span","length":2}\n{}{"type":"span"}\n{}\n'),
-      types: ['span', 'span'],
-      payloads: ['{}', '{}'],
+      name: 'blank lines between items (Relay skips whitespace before a header)',
+      bytes: text('{}\n{"type":"attachment","length":0}\n\n\n\n{"type":"session"}\n{}'),
+      types: ['attachment', 'session'],
+      payloads: ['', '{}'],
     },
     {
       name: 'empty envelope (header only)',
@@ -66,6 +66,11 @@ describe('splitEnvelope', () => {
       name: 'an item header is not JSON',
       bytes: text('{}\n{"type":"event"}\n{}\ngarbage\n{}\n'),
       items: 1,
+    },
+    {
+      name: 'a sized payload is not followed by a newline',
+      bytes: text('{}\n{"type":"span","length":2}\n{}{"type":"span"}\n{}\n'),
+      items: 0,
     },
     {
       name: 'a sized payload is cut short (torn write)',

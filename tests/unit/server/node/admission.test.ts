@@ -1,21 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { createAdmission, type Waiting } from '#app/server/node/admission';
+import { createAdmission, type Place, type Waiting } from '#app/server/node/admission';
 
-/** A request that records what happened to it, and can be finished or abandoned. */
+/** A request that records what happened to it, and can stream, finish or be abandoned. */
 function request(log: string[], name: string) {
-  let release: (() => void) | undefined;
+  let place: Place | undefined;
   let gone = false;
   const waiting: Waiting = {
-    start: (done) => {
+    start: (given) => {
       log.push(`start ${name}`);
-      release = done;
+      place = given;
     },
     refuse: (reason) => log.push(`refuse ${name}: ${reason}`),
     gone: () => gone,
   };
   return {
     waiting,
-    finish: () => release?.(),
+    /** Its shell is sent: only streaming is left. */
+    stream: () => place?.streaming(),
+    finish: () => place?.release(),
     leave: () => {
       gone = true;
     },
@@ -38,8 +40,8 @@ function turns() {
   };
 }
 
-/** No turn budget to speak of, for the tests about places and the line. */
-const ROOMY = { turnBudgetMs: 1_000 };
+/** No turn budget to speak of and no bound on streams, for the tests about places and the line. */
+const ROOMY = { turnBudgetMs: 1_000, maxOpen: 1_000 };
 
 describe('createAdmission', () => {
   it('runs up to the limit at once, then lets the next one in as each finishes, in order', () => {
@@ -62,7 +64,7 @@ describe('createAdmission', () => {
     a.finish();
     c.finish();
     expect(log.at(-1)).toBe('start d');
-    expect(admission.inFlight()).toBe(1);
+    expect(admission.working()).toBe(1);
   });
 
   it('refuses at once when the line is full', () => {
@@ -126,7 +128,7 @@ describe('createAdmission', () => {
     admission.admit(a.waiting);
     a.finish();
     a.finish();
-    expect(admission.inFlight()).toBe(0);
+    expect(admission.working()).toBe(0);
   });
 
   it('stops starting renders once the turn has used its budget; the rest start in later turns, in order', () => {
@@ -134,7 +136,7 @@ describe('createAdmission', () => {
     const loop = turns();
     let clock = 0;
     const admission = createAdmission(
-      { concurrency: 8, turnBudgetMs: 5, maxQueued: 10, maxWaitMs: 1000 },
+      { concurrency: 8, maxOpen: 100, turnBudgetMs: 5, maxQueued: 10, maxWaitMs: 1000 },
       () => clock,
       loop.defer,
     );
@@ -153,7 +155,7 @@ describe('createAdmission', () => {
     clock = 20;
     loop.next();
     expect(log).toEqual(['start a', 'start b', 'start c', 'start d']);
-    expect(admission.inFlight()).toBe(4);
+    expect(admission.working()).toBe(4);
   });
 
   it('lets a release start the next one only while the turn has budget left', () => {
@@ -161,7 +163,7 @@ describe('createAdmission', () => {
     const loop = turns();
     let clock = 0;
     const admission = createAdmission(
-      { concurrency: 1, turnBudgetMs: 5, maxQueued: 10, maxWaitMs: 1000 },
+      { concurrency: 1, maxOpen: 100, turnBudgetMs: 5, maxQueued: 10, maxWaitMs: 1000 },
       () => clock,
       loop.defer,
     );
@@ -185,7 +187,7 @@ describe('createAdmission', () => {
     const loop = turns();
     let clock = 0;
     const admission = createAdmission(
-      { concurrency: 8, turnBudgetMs: 5, maxQueued: 10, maxWaitMs: 1000 },
+      { concurrency: 8, maxOpen: 100, turnBudgetMs: 5, maxQueued: 10, maxWaitMs: 1000 },
       () => clock,
       loop.defer,
     );
@@ -197,5 +199,92 @@ describe('createAdmission', () => {
     clock = 60;
     admission.admit(request(log, 'b').waiting);
     expect(log).toEqual(['start a', 'start b']);
+  });
+});
+
+describe('createAdmission: a page that has sent its shell', () => {
+  type Step = `${'admit' | 'stream' | 'finish' | 'leave'} ${string}`;
+
+  it.each<
+    [
+      string,
+      { concurrency: number; maxOpen: number; maxQueued: number },
+      Step[],
+      string[],
+      { working: number; open: number; queued: number },
+    ]
+  >([
+    [
+      'gives its working place to the next, and keeps its open place until it ends',
+      { concurrency: 1, maxOpen: 3, maxQueued: 10 },
+      ['admit a', 'admit b', 'admit c', 'admit d', 'stream a', 'stream b', 'stream c', 'finish a'],
+      ['start a', 'start b', 'start c', 'start d'],
+      { working: 1, open: 3, queued: 0 },
+    ],
+    [
+      'waits for an open place once streams fill them, however many working places are free',
+      { concurrency: 8, maxOpen: 2, maxQueued: 10 },
+      ['admit a', 'admit b', 'stream a', 'stream b', 'admit c'],
+      ['start a', 'start b'],
+      { working: 0, open: 2, queued: 1 },
+    ],
+    [
+      'past open places and the line, is refused like any request',
+      { concurrency: 8, maxOpen: 2, maxQueued: 1 },
+      ['admit a', 'admit b', 'stream a', 'stream b', 'admit c', 'admit d'],
+      ['start a', 'start b', 'refuse d: queue full'],
+      { working: 0, open: 2, queued: 1 },
+    ],
+    [
+      'counts streaming twice, or after its end, once',
+      { concurrency: 1, maxOpen: 2, maxQueued: 10 },
+      ['admit a', 'admit b', 'admit c', 'stream a', 'stream a', 'finish a', 'stream a'],
+      ['start a', 'start b'],
+      { working: 1, open: 1, queued: 1 },
+    ],
+    [
+      'ends without streaming (a page sent whole): both places go at once',
+      { concurrency: 1, maxOpen: 1, maxQueued: 10 },
+      ['admit a', 'admit b', 'finish a'],
+      ['start a', 'start b'],
+      { working: 1, open: 1, queued: 0 },
+    ],
+    [
+      'left while waiting for an open place: skipped when one is free',
+      { concurrency: 8, maxOpen: 1, maxQueued: 10 },
+      ['admit a', 'stream a', 'admit b', 'admit c', 'leave b', 'finish a'],
+      ['start a', 'start c'],
+      { working: 1, open: 1, queued: 0 },
+    ],
+  ])('%s', (_, limits, steps, expectedLog, expectedCounts) => {
+    const log: string[] = [];
+    const loop = turns();
+    const admission = createAdmission(
+      { ...limits, turnBudgetMs: 1_000, maxWaitMs: 1_000 },
+      () => 0,
+      loop.defer,
+    );
+    const requests = new Map<string, ReturnType<typeof request>>();
+    const named = (name: string) => {
+      let found = requests.get(name);
+      if (!found) {
+        found = request(log, name);
+        requests.set(name, found);
+      }
+      return found;
+    };
+    for (const step of steps) {
+      const [action, name] = step.split(' ') as [string, string];
+      if (action === 'admit') admission.admit(named(name).waiting);
+      else if (action === 'stream') named(name).stream();
+      else if (action === 'finish') named(name).finish();
+      else named(name).leave();
+    }
+    expect(log).toEqual(expectedLog);
+    expect({
+      working: admission.working(),
+      open: admission.open(),
+      queued: admission.queued(),
+    }).toEqual(expectedCounts);
   });
 });

@@ -90,6 +90,18 @@ describe('serverLimits', () => {
     expect(serverLimits({ ...base, descriptorLimit: 100 }).maxConnections).toBe(64);
   });
 
+  it.each([
+    // descriptor limit → open pages (rendering or streaming): 1,000, or fewer than connections
+    [20_000, 1_000],
+    [undefined, 1_000],
+    [1024, 691],
+    [100, 64],
+  ])('with a descriptor limit of %j, keeps %j pages open at most', (descriptorLimit, pages) => {
+    const limits = serverLimits({ ...base, descriptorLimit });
+    expect(limits.maxOpenPages).toBe(pages);
+    expect(limits.maxOpenPages).toBeLessThanOrEqual(limits.maxConnections);
+  });
+
   it('gives a slow tunnel body and a slow Sentry their full time', () => {
     const limits = serverLimits({
       descriptorLimit: 20_000,

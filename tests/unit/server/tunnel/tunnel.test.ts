@@ -7,9 +7,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
-import { busyError } from '#app/server/inbox/inbox-writer-protocol';
+import { IngestError } from '#app/server/inbox/store/ingest-protocol';
 import { createAllowList } from '#app/server/tunnel/allow-list';
 import { createByteBudget } from '#app/server/tunnel/byte-budget';
+import { CLIENT_RATE_LIMITS, createClientRate } from '#app/server/tunnel/client-rate';
+import { createClientSlots } from '#app/server/tunnel/client-share';
 import { createTunnel } from '#app/server/tunnel/tunnel.server';
 import { createUpstream, type Upstream } from '#app/server/tunnel/upstream.server';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
@@ -30,9 +32,20 @@ let server: Server;
 let url: string;
 let upstream: Upstream;
 const logs: string[] = [];
+/** What went to the rate-limited log, as `kind: line`. */
+const limited: string[] = [];
 const stored: Uint8Array[] = [];
-// Room for two envelopes of the 4 KiB limit at once.
-const localBuffer = createByteBudget(8192);
+// Room for two envelopes of the 4 KiB limit at once, from two clients, and for small ones
+// beside them (at most 1 KiB each, 4 KiB together).
+const localBuffer = createByteBudget({
+  total: 12 * 1024,
+  perClient: 8 * 1024,
+  reserve: 4 * 1024,
+  smallEnvelope: 1024,
+});
+const streamingForwards = createClientSlots(2);
+// Wide enough that no test here meets it but the one about the rate (its own tunnel).
+const localRate = createClientRate(CLIENT_RATE_LIMITS, Date.now);
 
 beforeAll(async () => {
   fake = await startFakeSentry();
@@ -46,9 +59,13 @@ beforeAll(async () => {
     upstream,
     storeLocally: async (envelope) => {
       stored.push(envelope);
+      return {};
     },
     localBuffer,
+    localRate,
+    streamingForwards,
     log: (line) => logs.push(line),
+    logLimited: (kind, line) => limited.push(`${kind}: ${line}`),
     debug: false,
   });
   server = createServer((req, res) => void tunnel(req, res));
@@ -64,6 +81,7 @@ afterAll(async () => {
 beforeEach(() => {
   fake.reset();
   logs.length = 0;
+  limited.length = 0;
   stored.length = 0;
 });
 
@@ -117,28 +135,33 @@ describe('createTunnel', () => {
     expect(stored).toHaveLength(0);
   });
 
-  it('holds local envelopes within one shared budget: 503 past it, room again once they end', async () => {
-    // Two uploads of 3.5 KiB each fit the 8 KiB budget together; a third does not.
-    const start = Buffer.concat([
-      Buffer.from(`${JSON.stringify({ dsn: LOCAL_INBOX_DSN })}\n{"type":"event"}\n{`),
-      Buffer.alloc(3500, 0x61),
-    ]);
-    const post = () =>
-      slowPost({
-        origin: new URL(url).origin,
-        path: '/monitoring?o=0&p=1',
-        contentLength: 4000,
-        start,
-      });
-    const first = await post();
-    const second = await post();
-    await until(() => localBuffer.used() >= 2 * start.length);
-    const third = await post();
+  /** An envelope announcing 4,000 bytes from `localAddress`, of which 3,000 arrive, then nothing. */
+  const stalledPost = (localAddress: string, dsnText = LOCAL_INBOX_DSN) => {
+    const head = Buffer.from(`${JSON.stringify({ dsn: dsnText })}\n{"type":"event"}\n{`);
+    return slowPost({
+      origin: new URL(url).origin,
+      path: '/monitoring?o=0&p=1',
+      contentLength: 4000,
+      start: Buffer.concat([head, Buffer.alloc(3000 - head.length, 0x61)]),
+      localAddress,
+    });
+  };
+
+  it('holds local envelopes within one shared budget: 503 past it, small ones still fit, room again once they end', async () => {
+    // Two stalled uploads from two clients hold 6,000 of the 8 KiB that large envelopes may
+    // hold; a third, from a third client, does not fit.
+    const first = await stalledPost('127.0.0.2');
+    const second = await stalledPost('127.0.0.3');
+    await until(() => localBuffer.used() === 6000);
+    const third = await stalledPost('127.0.0.4');
     try {
       await within(third.closed, 3_000, 'the 503 and the close');
       expect(third.status()).toBe(503);
       expect(third.received()).toMatch(/\r\nretry-after: 5\r\n/i);
       expect(logs).toEqual(['[tunnel] 503 local inbox busy: too many envelopes arriving at once']);
+      // The reserve: a small report still fits beside them.
+      const small = await send(`${url}?o=0&p=1`, { body: textEnvelope(LOCAL_INBOX_DSN, 'small') });
+      expect(small.status).toBe(200);
     } finally {
       for (const client of [first, second, third]) client.socket.destroy();
     }
@@ -148,60 +171,53 @@ describe('createTunnel', () => {
     expect(answer.status).toBe(200);
   });
 
-  it('stops the forward when the client goes away mid-upload', async () => {
-    const client = new AbortController();
-    const body = chunkedBody(
-      [textEnvelope(fake.dsn('1')), Buffer.alloc(100, 0x61)],
-      async (index) => {
-        if (index === 1) {
-          await until(() => fake.started() >= 1);
-          client.abort();
-        }
-      },
-    );
-    const sending = fetch(`${url}?o=0&p=1`, {
-      method: 'POST',
-      body,
-      duplex: 'half',
-      signal: client.signal,
-    } as RequestInit);
-    await expect(sending).rejects.toThrow();
-    await until(() => fake.incomplete() >= 1);
-    expect(fake.received).toHaveLength(0);
-    await until(() => logs.length > 0);
-    expect(logs).toEqual([
-      '[tunnel] client closed the connection before the envelope was complete',
-    ]);
+  it('answers 429 with Retry-After and X-Sentry-Rate-Limits to a client past its share of the local budget, and not to others', async () => {
+    const held = [await stalledPost('127.0.0.2'), await stalledPost('127.0.0.2')];
+    await until(() => localBuffer.usedBy('127.0.0.2') === 6000);
+    const hog = await stalledPost('127.0.0.2');
+    try {
+      await within(hog.closed, 3_000, 'the 429 and the close');
+      expect(hog.status()).toBe(429);
+      expect(hog.received()).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(hog.received()).toMatch(/\r\nx-sentry-rate-limits: 1::organization:client_share\r\n/i);
+      expect(hog.closedByServer()).toBe(true);
+      // Another client is not held to that share.
+      const other = await send(`${url}?o=0&p=1`, { body: textEnvelope(LOCAL_INBOX_DSN, 'other') });
+      expect(other.status).toBe(200);
+      expect(limited).toEqual([
+        "tunnel 429: [tunnel] 429 client 127.0.0.2 holds its share of the local inbox's receive buffer (8192 bytes)",
+      ]);
+      expect(logs).toEqual([]);
+    } finally {
+      for (const client of [...held, hog]) client.socket.destroy();
+    }
+    await until(() => localBuffer.used() === 0);
   });
 
-  it.each([
-    ['forwarding', () => fake.dsn('1'), 1],
-    ['storing locally', () => LOCAL_INBOX_DSN, 0],
-  ])(
-    'answers 408 and closes when the body is not whole in time (%s)',
-    async (_name, dsnOf, started) => {
-      const client = await slowPost({
-        origin: new URL(url).origin,
-        path: '/monitoring?o=0&p=1',
-        contentLength: 4000,
-        start: Buffer.from(`${JSON.stringify({ dsn: dsnOf() })}\n{"type":"event"}\n{`),
-      });
-      try {
-        client.trickle(50);
-        await within(client.closed, BODY_TIMEOUT_MS + 3_000, 'the 408 and the close');
-        expect(client.status()).toBe(408);
-        expect(client.closedByServer()).toBe(true);
-        expect(client.received()).toMatch(/\r\nconnection: close\r\n/i);
-        expect(logs).toEqual([`[tunnel] 408 envelope not complete within ${BODY_TIMEOUT_MS} ms`]);
-        expect(fake.started()).toBe(started);
-        await until(() => fake.incomplete() >= started);
-        expect(fake.received).toHaveLength(0);
-        expect(stored).toHaveLength(0);
-      } finally {
-        client.socket.destroy();
-      }
-    },
-  );
+  it('lets a client stream at most its share of envelopes to Sentry at once (429), and others on', async () => {
+    const held = [
+      await stalledPost('127.0.0.2', fake.dsn('1')),
+      await stalledPost('127.0.0.2', fake.dsn('1')),
+    ];
+    await until(() => fake.started() === 2);
+    const hog = await stalledPost('127.0.0.2', fake.dsn('1'));
+    try {
+      await within(hog.closed, 3_000, 'the 429 and the close');
+      expect(hog.status()).toBe(429);
+      expect(hog.received()).toMatch(/\r\nx-sentry-rate-limits: 1::organization:client_share\r\n/i);
+      expect(fake.started()).toBe(2);
+      // A whole envelope from another client goes straight on.
+      const other = await send(`${url}?o=0&p=1`, { body: textEnvelope(fake.dsn('1')) });
+      expect(other.status).toBe(200);
+      expect(limited).toEqual([
+        'tunnel 429: [tunnel] 429 client 127.0.0.2 has 2 envelopes streaming to Sentry already',
+      ]);
+    } finally {
+      for (const client of [...held, hog]) client.socket.destroy();
+    }
+    // Each slot is given back once its exchange ends.
+    await until(() => streamingForwards.heldBy('127.0.0.2') === 0);
+  });
 
   it.each([
     ['reset', 502],
@@ -216,7 +232,7 @@ describe('createTunnel', () => {
 
 describe('createTunnel when the local inbox fails', () => {
   /** Posts one local-inbox envelope to a tunnel whose store is `storeLocally`. */
-  async function postWithStore(storeLocally: () => Promise<void>) {
+  async function postWithStore(storeLocally: () => Promise<{ eventId?: string }>) {
     const failures: string[] = [];
     const tunnel = createTunnel({
       allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
@@ -225,8 +241,16 @@ describe('createTunnel when the local inbox fails', () => {
       bodyTimeoutMs: BODY_TIMEOUT_MS,
       upstream,
       storeLocally,
-      localBuffer: createByteBudget(1024 * 1024),
+      localBuffer: createByteBudget({
+        total: 1024 * 1024,
+        perClient: 1024 * 1024,
+        reserve: 0,
+        smallEnvelope: 0,
+      }),
+      localRate: createClientRate(CLIENT_RATE_LIMITS, Date.now),
+      streamingForwards: createClientSlots(2),
       log: (line) => failures.push(line),
+      logLimited: (_kind, line) => failures.push(line),
       debug: false,
     });
     const local = createServer((req, res) => void tunnel(req, res));
@@ -259,9 +283,79 @@ describe('createTunnel when the local inbox fails', () => {
   });
 
   it('answers 503 with Retry-After when the store has too many writes waiting', async () => {
-    const { answer, failures } = await postWithStore(() => Promise.reject(busyError(256)));
+    const { answer, failures } = await postWithStore(() =>
+      Promise.reject(new IngestError('busy', 'the local inbox has 1024 envelopes waiting already')),
+    );
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('5');
     expect(failures).toEqual(['[tunnel] 503 local inbox busy: too many envelopes being written']);
+  });
+
+  it('answers 400 with the store’s reason for an envelope Relay would refuse, and 200 with the stored id', async () => {
+    const refused = await postWithStore(() =>
+      Promise.reject(new IngestError('rejected', 'invalid item header: missing type')),
+    );
+    expect(refused.answer.status).toBe(400);
+    expect(refused.answer.text).toBe('invalid item header: missing type');
+    expect(refused.failures).toEqual(['[tunnel] 400 invalid item header: missing type']);
+    const stored = await postWithStore(async () => ({ eventId: 'f'.repeat(32) }));
+    expect(stored.answer.status).toBe(200);
+    expect(JSON.parse(stored.answer.text)).toEqual({ id: 'f'.repeat(32) });
+  });
+});
+
+describe('createTunnel: each client’s rate into the local inbox', () => {
+  it('answers 429 with Retry-After and X-Sentry-Rate-Limits past the rate, storing nothing more', async () => {
+    const kept: Uint8Array[] = [];
+    const tunnel = createTunnel({
+      allowList: createAllowList([dsn(LOCAL_INBOX_DSN)], LOCAL_INBOX_DSN),
+      maxBytes: 4096,
+      timeoutMs: 500,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
+      upstream,
+      storeLocally: async (envelope) => {
+        kept.push(envelope);
+        return {};
+      },
+      localBuffer: createByteBudget({
+        total: 1 << 20,
+        perClient: 1 << 20,
+        reserve: 0,
+        smallEnvelope: 0,
+      }),
+      localRate: createClientRate(
+        {
+          envelopesPerSecond: 0.001,
+          envelopeBurst: 2,
+          bytesPerSecond: 1e9,
+          byteBurst: 1e9,
+          maxClients: 10,
+        },
+        () => 0,
+      ),
+      streamingForwards: createClientSlots(2),
+      log: () => undefined,
+      logLimited: () => undefined,
+      debug: false,
+    });
+    const local = createServer((req, res) => void tunnel(req, res));
+    await new Promise<void>((done) => local.listen(0, '127.0.0.1', done));
+    try {
+      const port = (local.address() as AddressInfo).port;
+      const post = () =>
+        send(`http://127.0.0.1:${port}/monitoring?o=0&p=1`, {
+          body: textEnvelope(LOCAL_INBOX_DSN),
+        });
+      expect((await post()).status).toBe(200);
+      expect((await post()).status).toBe(200);
+      const third = await post();
+      expect(third.status).toBe(429);
+      expect(third.headers.get('retry-after')).toBe('1000');
+      expect(third.headers.get('x-sentry-rate-limits')).toBe('1000::organization:client_rate');
+      expect(kept).toHaveLength(2);
+    } finally {
+      local.closeAllConnections();
+      await new Promise((done) => local.close(done));
+    }
   });
 });

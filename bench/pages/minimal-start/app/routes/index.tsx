@@ -1,16 +1,14 @@
 import { Await, createFileRoute } from '@tanstack/react-router';
 import { Suspense, useState } from 'react';
 import type { RuntimeHealth } from '../../../../../app/server/health/runtime-health.server';
-import { getAppOverview, getRuntimeHealth } from '../server/home.functions';
+import { getAppOverview, getRuntimeHealth, runtimeHealthForPage } from '../server/home.functions';
 
 // The app's home page (app/routes/index.tsx) in local inbox mode: the same markup, the same
-// deferred 400 ms event-loop sample streamed after the shell.
-const SAMPLE_MS = 400;
-
+// deferred event-loop window streamed after the shell.
 export const Route = createFileRoute('/')({
   loader: async () => ({
     overview: await getAppOverview(),
-    health: getRuntimeHealth({ data: { sampleMs: SAMPLE_MS } }),
+    health: runtimeHealthForPage(),
   }),
   component: Home,
 });
@@ -26,8 +24,8 @@ function Home() {
       <section aria-labelledby="monitoring-heading">
         <h2 id="monitoring-heading">Monitoring</h2>
         <p data-testid="monitoring-mode">
-          Local inbox mode: no Sentry project is configured, so errors are kept on this server in{' '}
-          <code>{overview.inboxDir}</code>.
+          Local inbox mode: no Sentry project is configured, so errors are kept on this server, in
+          the local inbox at <a href="/errors">/errors</a>.
         </p>
       </section>
       <section aria-labelledby="health-heading">
@@ -49,7 +47,7 @@ function HealthReport({ initial }: { initial: RuntimeHealth }) {
     setBusy(true);
     setFailed(false);
     try {
-      setHealth(await getRuntimeHealth({ data: { sampleMs: SAMPLE_MS } }));
+      setHealth(await getRuntimeHealth());
     } catch {
       setFailed(true);
     } finally {
@@ -62,17 +60,11 @@ function HealthReport({ initial }: { initial: RuntimeHealth }) {
       <dl className="facts">
         <dt>Event-loop delay (p50 / p99)</dt>
         <dd>
-          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over {health.sampledMs}{' '}
+          {health.eventLoopDelayP50Ms} ms / {health.eventLoopDelayP99Ms} ms over {health.windowMs}{' '}
           ms
         </dd>
         <dt>Uptime</dt>
         <dd data-testid="uptime">{health.uptimeSeconds} s</dd>
-        <dt>Memory</dt>
-        <dd>
-          {health.rssMiB} MiB resident, {health.heapUsedMiB} MiB heap
-        </dd>
-        <dt>Node.js</dt>
-        <dd>{health.nodeVersion}</dd>
       </dl>
       <button type="button" onClick={sampleAgain} disabled={busy}>
         {busy ? 'Sampling…' : 'Sample again'}

@@ -226,20 +226,26 @@ describe('retention', () => {
 });
 
 describe('release health and counts', () => {
-  it('aggregates sessions per release and environment, counting a session’s crash once', () => {
+  it('aggregates sessions per release and environment, counting a session’s outcome once', () => {
     const { db } = open();
-    const base = { release: 'app@1.0.0', environment: 'production', count: 1, errors: 0 };
+    const base = {
+      release: 'app@1.0.0',
+      environment: 'production',
+      errored: 0,
+      crashed: 0,
+      abnormal: 0,
+    };
     db.ingest(
       [
         {
           sessions: [
-            { ...base, started: true, sessionId: 's1' },
-            { ...base, started: true, sessionId: 's2' },
-            { ...base, started: true, sessionId: 's3' },
-            { ...base, started: false, sessionId: 's1', errors: 1 },
-            { ...base, started: false, sessionId: 's1', errors: 2 },
-            { ...base, started: false, sessionId: 's2', outcome: 'crashed', errors: 1 },
-            { ...base, started: true, count: 5, outcome: 'exited' },
+            { ...base, started: 1, sessionId: 's1' },
+            { ...base, started: 1, sessionId: 's2' },
+            { ...base, started: 1, sessionId: 's3' },
+            { ...base, started: 0, sessionId: 's1', errored: 1 },
+            { ...base, started: 0, sessionId: 's1', errored: 1 },
+            { ...base, started: 0, sessionId: 's2', errored: 1, crashed: 1 },
+            { ...base, started: 5, errored: 2, abnormal: 1 },
           ],
           counts: { session: 6, sessions: 1 },
         },
@@ -252,8 +258,8 @@ describe('release health and counts', () => {
         environment: 'production',
         sessions: 8,
         crashed: 1,
-        errored: 1,
-        abnormal: 0,
+        errored: 4,
+        abnormal: 1,
         crashFreeRate: 1 - 1 / 8,
       },
     ]);

@@ -1,0 +1,105 @@
+/**
+ * The process's event-loop delay, measured in back-to-back windows of WINDOW_MS: one histogram
+ * and one timer for the whole process, whoever reads it (the home page, getRuntimeHealth, load
+ * shedding). Nobody's request decides how long anything is measured, and reading costs nothing:
+ * the last complete window is kept until the next one ends. A reader that wants a window taken
+ * after it asked (the home page, which streams it in) waits for the end of the next whole
+ * window, one promise shared by every such reader.
+ * Relative imports: the pages benchmark's minimal Start app builds this file without our
+ * aliases (bench/pages/build-minimal.mjs).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { processShared } from '../process-shared.server';
+
+/** One window: a quarter of a second, short enough for load shedding to react within it. */
+export const WINDOW_MS = 250;
+/** The histogram's own timer period; its samples are that period plus the delay on top. */
+const RESOLUTION_MS = 10;
+
+/** How late timers ran in one window, beyond their due time, in ms. */
+export interface EventLoopWindow {
+  /** How long the window really lasted (its own timer can be late too). */
+  windowMs: number;
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+export interface EventLoopWindows {
+  /** The last complete window; undefined until the first one has ended. */
+  last(): EventLoopWindow | undefined;
+  /**
+   * A window that begins after this call, once it has ended: between one and two windows from
+   * now. Every caller until the current window ends gets the same promise.
+   */
+  next(): Promise<EventLoopWindow>;
+  /** Called with every window as it ends. */
+  onWindow(listener: (window: EventLoopWindow) => void): void;
+}
+
+export function eventLoopWindows(): EventLoopWindows {
+  return processShared('event-loop-windows', startWindows);
+}
+
+interface Pending {
+  promise: Promise<EventLoopWindow>;
+  resolve(window: EventLoopWindow): void;
+}
+
+function pending(): Pending {
+  let resolve: (window: EventLoopWindow) => void = () => {};
+  const promise = new Promise<EventLoopWindow>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+function startWindows(): EventLoopWindows {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  const listeners: Array<(window: EventLoopWindow) => void> = [];
+  let last: EventLoopWindow | undefined;
+  let startedAt = performance.now();
+  // Ends with the window in progress: for those who asked during the one before it.
+  let endingNow: Pending | undefined;
+  // Ends with the window after the one in progress: for those asking now.
+  let endingNext: Pending | undefined;
+
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const windowMs = now - startedAt;
+    startedAt = now;
+    const lag = (nanoseconds: number) =>
+      Math.round(Math.max(0, nanoseconds / 1e6 - RESOLUTION_MS) * 100) / 100;
+    // No sample at all: the loop was blocked for the whole window, as late as this timer.
+    const blocked = Math.round(Math.max(0, windowMs - WINDOW_MS) * 100) / 100;
+    const window: EventLoopWindow =
+      histogram.count > 0
+        ? {
+            windowMs: Math.round(windowMs),
+            meanMs: lag(histogram.mean),
+            p50Ms: lag(histogram.percentile(50)),
+            p99Ms: lag(histogram.percentile(99)),
+          }
+        : { windowMs: Math.round(windowMs), meanMs: blocked, p50Ms: blocked, p99Ms: blocked };
+    histogram.reset();
+    last = window;
+    endingNow?.resolve(window);
+    endingNow = endingNext;
+    endingNext = undefined;
+    for (const listener of listeners) listener(window);
+  }, WINDOW_MS);
+  // The monitor never keeps the process alive (a test, a drain at shutdown).
+  timer.unref();
+
+  return {
+    last: () => last,
+    next: () => {
+      endingNext ??= pending();
+      return endingNext.promise;
+    },
+    onWindow: (listener) => {
+      listeners.push(listener);
+    },
+  };
+}

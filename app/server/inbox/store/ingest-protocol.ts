@@ -1,0 +1,85 @@
+/**
+ * What the main thread and the inbox's ingest thread say to each other
+ * (./ingest-thread.server.ts, ./ingest-worker.ts). One request per envelope, one answer per
+ * request; the bytes travel by transfer, not by copy.
+ */
+
+export interface IngestRequest {
+  id: number;
+  bytes: Uint8Array;
+  /** When the tunnel (or the server's own client) received it, ms since the epoch. */
+  receivedAt: number;
+}
+
+/** Stored (or counted, or a repeat): what Sentry's ingest would answer 200 to. */
+export interface IngestAccepted {
+  id: number;
+  ok: true;
+  /** The event's normalised id, when the envelope carried an event. */
+  eventId?: string;
+}
+
+export interface IngestRefused {
+  id: number;
+  ok: false;
+  /** `rejected`: the envelope is bad (400, as Relay would); the others fail the store. */
+  code: 'rejected' | typeof INGEST_BUSY | typeof INGEST_STOPPED | 'failed' | 'timeout';
+  message: string;
+  /** For `rejected`: Relay's status, 400, or 413 for a size or count limit. */
+  status?: 400 | 413;
+}
+
+export type IngestAnswer = IngestAccepted | IngestRefused;
+
+/** What the thread is started with. */
+export interface IngestThreadData {
+  databasePath: string;
+  maxEvents: number;
+  /** Where the build's source maps are, for grouping as Sentry does; none under `vinxi dev`. */
+  buildOutput?: { clientMapsDir: string; serverDir: string; projectRoot: string };
+}
+
+/** Too many envelopes waiting already: overload, answered 503 with Retry-After. */
+export const INGEST_BUSY = 'busy';
+/** The thread stopped (a crash) before it answered. */
+export const INGEST_STOPPED = 'stopped';
+
+/**
+ * Bytes that can be moved to the thread without touching anyone else's memory: the bytes
+ * themselves when they are the whole of their buffer, else a tight copy. A view into a larger
+ * buffer (a socket read, Node's pool of small Buffers) would move the whole buffer.
+ */
+export function asTransferable(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const { buffer } = bytes;
+  if (
+    buffer instanceof ArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === buffer.byteLength
+  ) {
+    return bytes as Uint8Array<ArrayBuffer>;
+  }
+  return new Uint8Array(bytes);
+}
+
+/** The error a refused ingest rejects with; its `code` says how the tunnel answers. */
+export class IngestError extends Error {
+  override name = 'IngestError';
+  constructor(
+    readonly code: IngestRefused['code'],
+    message: string,
+    readonly status?: 400 | 413,
+  ) {
+    super(message);
+  }
+}
+
+/** By shape, not by class: the tunnel and the inbox may be different copies of this module. */
+export function ingestErrorCode(error: unknown): IngestRefused['code'] | undefined {
+  if (!(error instanceof Error) || error.name !== 'IngestError') return undefined;
+  return (error as IngestError).code;
+}
+
+/** The status Relay would answer a rejected envelope with. */
+export function rejectionStatus(error: unknown): 400 | 413 {
+  return (error as { status?: unknown }).status === 413 ? 413 : 400;
+}

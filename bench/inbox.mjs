@@ -1,0 +1,311 @@
+// npm run bench:inbox: the local inbox on its database, against the built server. Prints
+// figures beside a floor measured in the same run; asserts nothing (issue 23's targets are
+// printed beside each figure for the reader).
+//
+// 1. Ingest: ~50 KB error events through POST /monitoring from 16 client addresses, 64 in
+//    flight, for INGEST_SECONDS; the floor is a bare node:http server that reads each body
+//    and answers 200 (what any Node server pays to receive the same bytes).
+// 2. Ingest beside pages: /about under autocannon -c16, alone and while ~250 events a second
+//    arrive; /about's p99 side by side.
+// 3. Stalls: /health asked every 10 ms during ingest and reads; its slowest answer bounds the
+//    longest the event loop was held.
+// 4. Reads: an inbox of 10,000 issues and 100,000 events; the first /errors after a restart,
+//    then the list (three ways) and an issue's page, sequentially, p50 and p99, beside /about
+//    asked the same way (the floor: a page of ours that reads nothing).
+
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { openInboxDatabase } from '../app/server/inbox/store/inbox-database.server.ts';
+import { startServer } from './adversarial/server.mjs';
+
+const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+const IN_FLIGHT = 64;
+const CLIENTS = 16;
+const DSN = 'http://localinbox@localhost/1';
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36';
+
+/** An error event envelope of about `size` bytes: a real-looking stack and breadcrumbs. */
+function errorEnvelope(size, n) {
+  const id = crypto.randomUUID().replaceAll('-', '');
+  const frames = Array.from({ length: 30 }, (_, i) => ({
+    filename: `http://localhost:3000/_build/assets/chunk-${i % 5}.js`,
+    function: `fn${i}`,
+    lineno: 100 + i,
+    colno: 12,
+    in_app: i > 25,
+  }));
+  const event = {
+    event_id: id,
+    timestamp: Date.now() / 1000,
+    platform: 'javascript',
+    level: 'error',
+    environment: 'production',
+    release: 'app@1.0.0',
+    request: { url: `http://localhost:3000/page/${n % 50}` },
+    contexts: { browser: { name: 'Chrome', version: '156.0' }, os: { name: 'Linux' } },
+    exception: { values: [{ type: 'TypeError', value: `bug ${n % 20}`, stacktrace: { frames } }] },
+    breadcrumbs: { values: [] },
+  };
+  const crumb = { category: 'console', level: 'log', message: 'x'.repeat(400), timestamp: 1 };
+  while (JSON.stringify(event).length < size) event.breadcrumbs.values.push(crumb);
+  const body = JSON.stringify(event);
+  return Buffer.from(
+    `${JSON.stringify({ event_id: id, dsn: DSN })}\n${JSON.stringify({ type: 'event', length: Buffer.byteLength(body) })}\n${body}\n`,
+  );
+}
+
+function post(port, body, localAddress, path = '/monitoring?o=0&p=1') {
+  return new Promise((done) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', localAddress, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode));
+      },
+    );
+    req.on('error', () => done(0));
+    req.end(body);
+  });
+}
+
+/** Posts for `seconds` with `inFlight` at once (paced to `perSecond` when given). */
+async function ingest(port, seconds, { inFlight = IN_FLIGHT, perSecond } = {}) {
+  const bodies = Array.from({ length: 200 }, (_, n) => errorEnvelope(50_000, n));
+  const statuses = new Map();
+  const until = performance.now() + seconds * 1000;
+  let sent = 0;
+  const started = performance.now();
+  const worker = async (w) => {
+    while (performance.now() < until) {
+      if (perSecond) {
+        const due = started + (sent / perSecond) * 1000;
+        if (due > performance.now())
+          await new Promise((r) => setTimeout(r, due - performance.now()));
+      }
+      const n = sent++;
+      const status = await post(
+        port,
+        bodies[n % bodies.length],
+        `127.0.2.${1 + ((w + n) % CLIENTS)}`,
+      );
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, (_, w) => worker(w)));
+  const elapsed = (performance.now() - started) / 1000;
+  return { perSecond: (statuses.get(200) ?? 0) / elapsed, statuses: Object.fromEntries(statuses) };
+}
+
+/** /health every 10 ms until stopped; the slowest answer. */
+function watchStalls(port) {
+  let slowest = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const at = performance.now();
+      await new Promise((done) => {
+        request({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
+          res.resume();
+          res.on('end', done);
+        })
+          .on('error', done)
+          .end();
+      });
+      slowest = Math.max(slowest, performance.now() - at);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return slowest;
+  };
+}
+
+async function pageLoad(port, path, seconds = 5) {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${path}`,
+    connections: 16,
+    duration: seconds,
+    headers: { 'user-agent': UA },
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function sequential(port, path, count = 200, cookie) {
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const at = performance.now();
+    const status = await new Promise((done) => {
+      request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          agent: false,
+          headers: { 'user-agent': UA, ...(cookie ? { cookie } : {}) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => done(res.statusCode));
+        },
+      )
+        .on('error', () => done(0))
+        .end();
+    });
+    if (status !== 200) throw new Error(`${path} answered ${status}`);
+    times.push(performance.now() - at);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(count * 0.5)], p99: times[Math.floor(count * 0.99)] };
+}
+
+/** The floor for ingest: a bare node:http server that reads each body and answers 200. */
+async function bareSink() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('{}'));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { port: server.address().port, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** 10,000 issues of 10 events each, written straight into the database. */
+function seedLargeInbox(dir) {
+  mkdirSync(dir, { recursive: true });
+  const db = openInboxDatabase(join(dir, 'inbox.sqlite'), { maxEvents: 200_000 });
+  const now = Date.now();
+  const payload = JSON.stringify(JSON.parse(errorEnvelope(2_000, 0).toString().split('\n')[2]));
+  for (let batch = 0; batch < 100; batch++) {
+    const envelopes = [];
+    for (let i = 0; i < 1000; i++) {
+      const n = batch * 1000 + i;
+      const issue = n % 10_000;
+      envelopes.push({
+        event: {
+          eventId: n.toString(16).padStart(32, '0'),
+          timestamp: now - (n % 720) * 3_600_000,
+          level: 'error',
+          platform: 'javascript',
+          environment: issue % 3 ? 'production' : 'development',
+          release: `app@1.${issue % 7}.0`,
+          url: `http://localhost:3000/page/${issue % 500}`,
+          title: `TypeError: bug number ${issue}`,
+          culprit: `handler${issue % 100}(app/routes/page-${issue % 40}.tsx)`,
+          hashes: [`hash-${issue}`],
+          groupingConfig: 'newstyle:2023-01-11',
+          tags: [
+            ['browser', `Chrome ${150 + (n % 7)}`],
+            ['os', n % 2 ? 'Linux' : 'Windows'],
+            ['url', `/page/${issue % 500}`],
+          ],
+          payload,
+        },
+        sessions: [],
+        counts: { event: 1 },
+      });
+    }
+    db.ingest(envelopes, now);
+  }
+  db.close();
+}
+
+const rows = [];
+const print = (what, figure, floor, target) => rows.push([what, figure, floor, target]);
+// The table is printed however the run ends: what was measured before a failure still counts.
+process.on('exit', () => {
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((row) => String(row[i]).length), 6));
+  for (const row of [['', 'figure', 'floor, same run', 'target'], ...rows]) {
+    console.log(row.map((cell, i) => String(cell).padEnd(widths[i])).join('  |  '));
+  }
+});
+
+// 1 and 3: ingest, and the event loop meanwhile.
+{
+  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-')), 'inbox');
+  const server = await startServer({
+    env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
+  });
+  const sink = await bareSink();
+  try {
+    await ingest(server.port, 1); // warm: the ingest thread, the JIT
+    const floor = await ingest(sink.port, INGEST_SECONDS);
+    const stalls = watchStalls(server.port);
+    const ours = await ingest(server.port, INGEST_SECONDS);
+    const slowest = await stalls();
+    print(
+      'ingest, ~50 KB error events, 64 in flight',
+      `${ours.perSecond.toFixed(0)}/s ${JSON.stringify(ours.statuses)}`,
+      `bare node:http sink ${floor.perSecond.toFixed(0)}/s`,
+      '≥ 500/s',
+    );
+    print('slowest /health during ingest', `${slowest.toFixed(1)} ms`, '', 'no stall > 50 ms');
+
+    // 2: beside pages.
+    const alone = await pageLoad(server.port, '/about');
+    const paced = ingest(server.port, 6, { inFlight: 16, perSecond: 250 });
+    const busy = await pageLoad(server.port, '/about');
+    const beside = await paced;
+    print('/about p99, -c16, alone', `${alone.p99} ms (${alone.rps.toFixed(0)} req/s)`, '', '');
+    print(
+      '/about p99, -c16, with ingest',
+      `${busy.p99} ms (${busy.rps.toFixed(0)} req/s, ${busy.non2xx} non-2xx), ingest ${beside.perSecond.toFixed(0)}/s`,
+      `${(busy.p99 / alone.p99).toFixed(2)}x alone`,
+      '≥ 200/s, p99 ≤ 1.5x alone',
+    );
+  } finally {
+    await sink.close();
+    await server.stop();
+  }
+}
+
+// 4: reads over a large inbox.
+{
+  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-large-')), 'inbox');
+  const seededAt = performance.now();
+  seedLargeInbox(dir);
+  const seedSeconds = (performance.now() - seededAt) / 1000;
+  const env = {
+    MONITORING_INBOX_DIR: dir,
+    MONITORING_INBOX_TRUST_LOOPBACK: 'true',
+    MONITORING_INBOX_MAX_EVENTS: '200000',
+  };
+  const server = await startServer({ env });
+  try {
+    const first = await sequential(server.port, '/errors', 1);
+    print(
+      'first /errors after a start (10,000 issues, 100,000 events)',
+      `${first.p50.toFixed(0)} ms`,
+      `seeded in ${seedSeconds.toFixed(1)} s`,
+      '≤ 1 s',
+    );
+    const floor = await sequential(server.port, '/about');
+    const stalls = watchStalls(server.port);
+    for (const [what, path] of [
+      ['/errors (last seen)', '/errors'],
+      ['/errors?sort=count', '/errors?sort=count'],
+      ['/errors?search=number 42', '/errors?search=number%2042'],
+      ['/errors?environment=development&page=20', '/errors?environment=development&page=20'],
+      ["an issue's page", '/errors/issues/4242'],
+    ]) {
+      const read = await sequential(server.port, path);
+      print(
+        `${what}, sequential`,
+        `p50 ${read.p50.toFixed(1)} ms, p99 ${read.p99.toFixed(1)} ms`,
+        `/about p50 ${floor.p50.toFixed(1)}, p99 ${floor.p99.toFixed(1)} ms`,
+        'p99 ≤ 50 ms',
+      );
+    }
+    print(
+      'slowest /health during reads',
+      `${(await stalls()).toFixed(1)} ms`,
+      '',
+      'no stall > 50 ms',
+    );
+  } finally {
+    await server.stop();
+  }
+}

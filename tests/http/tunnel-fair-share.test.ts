@@ -1,0 +1,138 @@
+/**
+ * The tunnel's capacity for slow uploads shared fairly, against the built server. Clients are
+ * loopback addresses of their own (127.0.x.y, each one client). In local inbox mode, uploads of
+ * 1 MiB that stall held the whole 64 MiB receive buffer, and 104 of 111 real reports got 503,
+ * which the browser SDK does not retry. In Sentry mode, each slow body held a connection to
+ * Sentry of its own (900 slow bodies: 900 sockets, then EMFILE).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { send, textEnvelope } from '#tests/support/envelopes';
+import { type SlowClient, slowPost } from '#tests/support/slow-client';
+import { until } from '#tests/support/wait-for';
+
+const MiB = 1024 * 1024;
+// Long enough that nothing stalled here meets its deadline while the test runs.
+const BODY_TIMEOUT_S = 30;
+
+let clients: SlowClient[] = [];
+afterEach(() => {
+  for (const client of clients) client.socket.destroy();
+  clients = [];
+});
+
+/** An envelope for `dsn` announcing `contentLength` bytes, of which `sent` arrive, then nothing. */
+async function stalled(
+  origin: string,
+  localAddress: string,
+  dsn: string,
+  contentLength: number,
+  sent: number,
+): Promise<SlowClient> {
+  const head = Buffer.from(`${JSON.stringify({ dsn })}\n{"type":"attachment"}\n`);
+  const client = await slowPost({
+    origin,
+    path: '/monitoring?o=0&p=1',
+    contentLength,
+    start: Buffer.concat([head, Buffer.alloc(sent - head.length, 0x61)]),
+    localAddress,
+  });
+  clients.push(client);
+  return client;
+}
+
+/** `count` real reports from 127.0.0.1, one after the other: their statuses. */
+async function realReports(origin: string, dsn: string, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const answer = await send(`${origin}/monitoring?o=0&p=1`, { body: textEnvelope(dsn) });
+    statuses.push(answer.status);
+  }
+  return statuses;
+}
+
+describe('local inbox mode: the 64 MiB receive buffer', () => {
+  let server: BuiltServer;
+  beforeAll(async () => {
+    server = await startBuiltServer({
+      SENTRY_TUNNEL_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_S * 1000),
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('holds a client to its share (429, Retry-After) while other clients’ reports are stored, also when large uploads fill the rest', async () => {
+    const upload = (address: string) => stalled(server.url, address, LOCAL_INBOX_DSN, MiB, MiB - 1);
+    // One client, 70 uploads of 1 MiB that stop a byte short: it may hold 2 MiB of them, so
+    // at most two are still waiting for their last byte; the others got 429 and were closed.
+    const hog = await Promise.all(Array.from({ length: 70 }, () => upload('127.0.0.2')));
+    const waiting = () => hog.filter((client) => client.status() === undefined).length;
+    await until(
+      () =>
+        waiting() <= 2 &&
+        hog.every((client) => client.status() !== undefined || !client.closedByServer()),
+      15_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(hog.filter((client) => client.status() === 429)).toHaveLength(70 - waiting());
+    const refused = hog.find((client) => client.status() === 429) as SlowClient;
+    expect(refused.received()).toMatch(/\r\nretry-after: 30\r\n/i);
+    expect(refused.received()).toMatch(
+      /\r\nx-sentry-rate-limits: 30::organization:client_share\r\n/i,
+    );
+    expect(await realReports(server.url, LOCAL_INBOX_DSN, 20)).toEqual(Array(20).fill(200));
+
+    // 30 more clients with two such uploads each fill what large envelopes may hold (56 MiB):
+    // the last get 503, and small reports still fit in the 8 MiB kept for them.
+    const many = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => upload(`127.0.3.${Math.floor(i / 2) + 1}`)),
+    );
+    await until(() => many.some((client) => client.status() === 503), 15_000);
+    expect(many.filter((client) => client.status() === 429)).toHaveLength(0);
+    expect(await realReports(server.url, LOCAL_INBOX_DSN, 20)).toEqual(Array(20).fill(200));
+
+    const printed = await server.printedSince(0);
+    expect(printed).toContain(
+      "[tunnel] 429 client 127.0.0.2 holds its share of the local inbox's receive buffer (2097152 bytes)",
+    );
+    // 68 refusals or more, at most the rate-limited log's 20 lines.
+    expect(printed.match(/\[tunnel\] 429 /g)?.length).toBe(20);
+  }, 60_000);
+});
+
+describe('Sentry mode: connections to Sentry', () => {
+  let fake: FakeSentry;
+  let server: BuiltServer;
+  beforeAll(async () => {
+    fake = await startFakeSentry();
+    server = await startBuiltServer({
+      SENTRY_DSN: fake.dsn('1'),
+      SENTRY_TUNNEL_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_S * 1000),
+      SENTRY_TUNNEL_TIMEOUT_MS: String(BODY_TIMEOUT_S * 1000),
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await fake?.close();
+  });
+
+  it('streams slow bodies on a bounded pool, keeps whole envelopes apart, and holds a client to 8 of them (429)', async () => {
+    const slow = (address: string) => stalled(server.url, address, fake.dsn('1'), 4000, 1000);
+    // 200 slow bodies from 100 clients, two each: at most 64 connections to Sentry.
+    await Promise.all(Array.from({ length: 200 }, (_, i) => slow(`127.0.4.${(i % 100) + 1}`)));
+    await until(() => fake.started() >= 64, 15_000);
+    // A whole envelope does not wait behind them.
+    expect(await realReports(server.url, fake.dsn('1'), 5)).toEqual(Array(5).fill(200));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.connections()).toBeLessThanOrEqual(64 + 1);
+    // One client with ten slow bodies: eight are forwarded (or wait their turn), two refused.
+    const hog = await Promise.all(Array.from({ length: 10 }, () => slow('127.0.0.2')));
+    await until(() => hog.filter((client) => client.status() === 429).length === 2, 10_000);
+    const refused = hog.find((client) => client.status() === 429) as SlowClient;
+    expect(refused.received()).toMatch(/\r\nretry-after: 30\r\n/i);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.connections()).toBeLessThanOrEqual(64 + 1);
+    expect(fake.started()).toBe(64 + 5);
+  }, 60_000);
+});

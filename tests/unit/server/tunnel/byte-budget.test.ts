@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type BudgetAnswer,
+  createByteBudget,
+  LOCAL_INBOX_BUFFER_BYTES,
+  localBufferLimits,
+} from '#app/server/tunnel/byte-budget';
+import { clientShareHeaders, createClientSlots } from '#app/server/tunnel/client-share';
+
+const MiB = 1024 * 1024;
+
+describe('createByteBudget: the local receive buffer shared fairly', () => {
+  // total 100, a client 40, the last 20 only for envelopes of at most 10.
+  const limits = { total: 100, perClient: 40, reserve: 20, smallEnvelope: 10 };
+
+  it.each<[string, Array<[string, number, number]>, BudgetAnswer[]]>([
+    // each a new envelope: [client, bytes, its size] → answers
+    ['within the share', [['a', 40, 40]], ['ok']],
+    [
+      'past the share: 429',
+      [
+        ['a', 30, 30],
+        ['a', 11, 11],
+      ],
+      ['ok', 'client'],
+    ],
+    [
+      'large envelopes stop short of the reserve: 503',
+      [
+        ['a', 40, 40],
+        ['b', 40, 40],
+        ['c', 1, 11],
+      ],
+      ['ok', 'ok', 'full'],
+    ],
+    [
+      'small ones use the reserve',
+      [
+        ['a', 40, 40],
+        ['b', 40, 40],
+        ['c', 10, 10],
+        ['d', 10, 10],
+        ['e', 1, 1],
+      ],
+      ['ok', 'ok', 'ok', 'ok', 'full'],
+    ],
+    [
+      'the share is checked first: a hog gets 429 even when all is full',
+      [
+        ['a', 40, 40],
+        ['b', 40, 40],
+        ['a', 1, 1],
+      ],
+      ['ok', 'ok', 'client'],
+    ],
+  ])('%s', (_name, takes, answers) => {
+    const budget = createByteBudget(limits);
+    expect(takes.map(([client, bytes, size]) => budget.holding(client).grow(bytes, size))).toEqual(
+      answers,
+    );
+  });
+
+  it('leaves the reserve once an envelope is known to be large', () => {
+    const budget = createByteBudget(limits);
+    budget.holding('a').grow(40, 40);
+    budget.holding('b').grow(35, 35);
+    const growing = budget.holding('c');
+    expect(growing.grow(5, 5)).toBe('ok');
+    // 6 more make it 11 bytes long: large, and large ones hold at most 80 together.
+    expect(growing.grow(6, 11)).toBe('full');
+    expect(budget.used()).toBe(80);
+  });
+
+  it('holds a client to its share of envelopes still arriving; whole ones count in the total only', () => {
+    const budget = createByteBudget(limits);
+    const first = budget.holding('a');
+    expect(first.grow(30, 30)).toBe('ok');
+    const second = budget.holding('a');
+    expect(second.grow(20, 20)).toBe('client');
+    expect([budget.used(), budget.usedBy('a')]).toEqual([30, 30]);
+    // The first has arrived whole and waits to be written: the client may send another.
+    first.arrived();
+    expect(budget.usedBy('a')).toBe(0);
+    expect(second.grow(20, 20)).toBe('ok');
+    expect([budget.used(), budget.usedBy('a')]).toEqual([50, 20]);
+    first.release();
+    second.release();
+    second.release();
+    expect([budget.used(), budget.usedBy('a')]).toEqual([0, 0]);
+  });
+});
+
+describe('localBufferLimits', () => {
+  it.each([
+    // SENTRY_TUNNEL_MAX_BYTES → a client's share
+    [1 * MiB, 2 * MiB], // the default: 28 clients to hold the 56 MiB outside the reserve
+    [64 * 1024, 2 * MiB], // a 32nd of the whole at least
+    [4 * MiB, 8 * MiB], // two of the largest
+    [1024 * MiB, LOCAL_INBOX_BUFFER_BYTES], // never more than the whole
+  ])('envelopes of at most %i bytes: a client holds at most %i', (maxBytes, perClient) => {
+    expect(localBufferLimits(maxBytes)).toEqual({
+      total: 64 * MiB,
+      perClient,
+      reserve: 8 * MiB,
+      smallEnvelope: 64 * 1024,
+    });
+  });
+});
+
+describe('the 429 past a share', () => {
+  it.each([
+    [10_000, '10'],
+    [2_500, '3'],
+    [1, '1'],
+  ])('after a body deadline of %i ms the SDK waits %s s for every kind of envelope', (ms, s) => {
+    expect(clientShareHeaders(ms)).toEqual({
+      'retry-after': s,
+      'x-sentry-rate-limits': `${s}::organization:client_share`,
+    });
+  });
+
+  it('gives each client its own slots', () => {
+    const slots = createClientSlots(2);
+    expect(['a', 'a', 'a', 'b'].map((client) => slots.enter(client))).toEqual([
+      true,
+      true,
+      false,
+      true,
+    ]);
+    slots.leave('a');
+    expect(slots.heldBy('a')).toBe(1);
+    expect(slots.enter('a')).toBe(true);
+  });
+});
