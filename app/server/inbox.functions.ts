@@ -9,7 +9,6 @@ import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { serverConfig } from './env.server';
-import { normalEventId } from './inbox/event-id';
 import { stackForDetail, topFramesFor } from './inbox/event-stack.server';
 import { currentInboxAccess } from './inbox/inbox-access.server';
 import {
@@ -26,6 +25,7 @@ import {
   IssueListInput,
   IssueStatusInput,
 } from './inbox/inbox-inputs';
+import { normaliseEventId } from './inbox/protocol-values';
 import type { ExceptionView } from './inbox/stack-view';
 import type {
   InboxDatabase,
@@ -202,7 +202,7 @@ export const getInboxEvent = createServerFn({ method: 'GET' })
   .validator(InboxEventInput)
   .handler(async ({ data }): Promise<{ issueId: number; eventId: string }> => {
     const { inbox } = inboxOrNotFound();
-    const eventId = normalEventId(data.eventId);
+    const eventId = normaliseEventId(data.eventId);
     // A store that cannot be used: its issue page says why.
     if (inbox.problem()) throw notFound();
     const issueId = eventId === undefined ? undefined : inbox.db().issueOfEvent(eventId);

@@ -5,13 +5,13 @@
  * keeps this file out of the route tree.)
  */
 import * as v from 'valibot';
-import { normalEventId } from '#app/server/inbox/event-id';
 import {
   ISSUE_SORTS,
   type IssueListFilters,
   MAX_FILTER_TEXT,
   STATUS_FILTERS,
 } from '#app/server/inbox/inbox-inputs';
+import { normaliseEventId } from '#app/server/inbox/protocol-values';
 
 const LIST_KEYS = ['page', 'sort', 'status', 'environment', 'release', 'q'] as const;
 type ListKey = (typeof LIST_KEYS)[number];
@@ -80,7 +80,7 @@ export function issueIdOf(param: string): number | undefined {
 /** `?event=` as stored, `null` when none is asked, undefined when it names no possible event. */
 export function eventParamOf(event: string | undefined): string | null | undefined {
   if (event === undefined) return null;
-  return normalEventId(event);
+  return normaliseEventId(event);
 }
 
 function firstText(value: unknown): string | undefined {
