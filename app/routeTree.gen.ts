@@ -18,6 +18,7 @@ import { Route as ErrorsIndexImport } from './routes/errors/index'
 import { Route as SentryExamplePageSsrErrorImport } from './routes/sentry-example-page/ssr-error'
 import { Route as ErrorsSignInImport } from './routes/errors/sign-in'
 import { Route as ErrorsEventIdImport } from './routes/errors/$eventId'
+import { Route as ErrorsIssuesIssueIdImport } from './routes/errors/issues/$issueId'
 
 // Create/Update Routes
 
@@ -60,6 +61,12 @@ const ErrorsSignInRoute = ErrorsSignInImport.update({
 const ErrorsEventIdRoute = ErrorsEventIdImport.update({
   id: '/errors/$eventId',
   path: '/errors/$eventId',
+  getParentRoute: () => rootRoute,
+} as any)
+
+const ErrorsIssuesIssueIdRoute = ErrorsIssuesIssueIdImport.update({
+  id: '/errors/issues/$issueId',
+  path: '/errors/issues/$issueId',
   getParentRoute: () => rootRoute,
 } as any)
 
@@ -116,6 +123,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SentryExamplePageIndexImport
       parentRoute: typeof rootRoute
     }
+    '/errors/issues/$issueId': {
+      id: '/errors/issues/$issueId'
+      path: '/errors/issues/$issueId'
+      fullPath: '/errors/issues/$issueId'
+      preLoaderRoute: typeof ErrorsIssuesIssueIdImport
+      parentRoute: typeof rootRoute
+    }
   }
 }
 
@@ -129,6 +143,7 @@ export interface FileRoutesByFullPath {
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
   '/sentry-example-page': typeof SentryExamplePageIndexRoute
+  '/errors/issues/$issueId': typeof ErrorsIssuesIssueIdRoute
 }
 
 export interface FileRoutesByTo {
@@ -139,6 +154,7 @@ export interface FileRoutesByTo {
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors': typeof ErrorsIndexRoute
   '/sentry-example-page': typeof SentryExamplePageIndexRoute
+  '/errors/issues/$issueId': typeof ErrorsIssuesIssueIdRoute
 }
 
 export interface FileRoutesById {
@@ -150,6 +166,7 @@ export interface FileRoutesById {
   '/sentry-example-page/ssr-error': typeof SentryExamplePageSsrErrorRoute
   '/errors/': typeof ErrorsIndexRoute
   '/sentry-example-page/': typeof SentryExamplePageIndexRoute
+  '/errors/issues/$issueId': typeof ErrorsIssuesIssueIdRoute
 }
 
 export interface FileRouteTypes {
@@ -162,6 +179,7 @@ export interface FileRouteTypes {
     | '/sentry-example-page/ssr-error'
     | '/errors'
     | '/sentry-example-page'
+    | '/errors/issues/$issueId'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/'
@@ -171,6 +189,7 @@ export interface FileRouteTypes {
     | '/sentry-example-page/ssr-error'
     | '/errors'
     | '/sentry-example-page'
+    | '/errors/issues/$issueId'
   id:
     | '__root__'
     | '/'
@@ -180,6 +199,7 @@ export interface FileRouteTypes {
     | '/sentry-example-page/ssr-error'
     | '/errors/'
     | '/sentry-example-page/'
+    | '/errors/issues/$issueId'
   fileRoutesById: FileRoutesById
 }
 
@@ -191,6 +211,7 @@ export interface RootRouteChildren {
   SentryExamplePageSsrErrorRoute: typeof SentryExamplePageSsrErrorRoute
   ErrorsIndexRoute: typeof ErrorsIndexRoute
   SentryExamplePageIndexRoute: typeof SentryExamplePageIndexRoute
+  ErrorsIssuesIssueIdRoute: typeof ErrorsIssuesIssueIdRoute
 }
 
 const rootRouteChildren: RootRouteChildren = {
@@ -201,6 +222,7 @@ const rootRouteChildren: RootRouteChildren = {
   SentryExamplePageSsrErrorRoute: SentryExamplePageSsrErrorRoute,
   ErrorsIndexRoute: ErrorsIndexRoute,
   SentryExamplePageIndexRoute: SentryExamplePageIndexRoute,
+  ErrorsIssuesIssueIdRoute: ErrorsIssuesIssueIdRoute,
 }
 
 export const routeTree = rootRoute
@@ -219,7 +241,8 @@ export const routeTree = rootRoute
         "/errors/sign-in",
         "/sentry-example-page/ssr-error",
         "/errors/",
-        "/sentry-example-page/"
+        "/sentry-example-page/",
+        "/errors/issues/$issueId"
       ]
     },
     "/": {
@@ -242,6 +265,9 @@ export const routeTree = rootRoute
     },
     "/sentry-example-page/": {
       "filePath": "sentry-example-page/index.tsx"
+    },
+    "/errors/issues/$issueId": {
+      "filePath": "errors/issues/$issueId.tsx"
     }
   }
 }

@@ -1,6 +1,7 @@
 import { createRouter as createTanStackRouter } from '@tanstack/react-router';
 import { ErrorFallback } from './components/ErrorFallback';
 import { NotFound } from './components/NotFound';
+import { parsePlainSearch, stringifyPlainSearch } from './plain-search';
 import { routeTree } from './routeTree.gen';
 import type { SiteConfig } from './site-config';
 
@@ -13,6 +14,8 @@ export function createRouter(site: SiteConfig | undefined) {
     defaultPreload: 'intent',
     defaultErrorComponent: ErrorFallback,
     defaultNotFoundComponent: NotFound,
+    parseSearch: parsePlainSearch,
+    stringifySearch: stringifyPlainSearch,
   });
 }
 

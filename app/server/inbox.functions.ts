@@ -1,6 +1,7 @@
 /**
- * Server functions behind the /errors pages (local inbox mode only). With SENTRY_DSN set
- * each throws notFound(), so the pages answer 404. Inputs are validated with valibot.
+ * Server functions behind the /errors pages (local inbox mode only), over the inbox database
+ * (inbox/store/). With SENTRY_DSN set each throws notFound(), so the pages answer 404. Inputs are
+ * validated with valibot; everything a page receives goes through wellFormed().
  */
 import { notFound, redirect } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
@@ -9,11 +10,31 @@ import * as v from 'valibot';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { serverConfig } from './env.server';
 import { stackForDetail, topFramesFor } from './inbox/event-stack.server';
-import { type LocalInbox, localInbox } from './inbox/inbox.server';
 import { currentInboxAccess } from './inbox/inbox-access.server';
-import { type EventDetail, readEventDetail, type UnshownEvent } from './inbox/inbox-event';
-import { findEventEntry, type InboxPage, inboxPage } from './inbox/inbox-view';
+import {
+  type EventDetail,
+  eventDetailOf,
+  storedEventOf,
+  type UnshownEvent,
+} from './inbox/inbox-event';
+import {
+  ClearInboxInput,
+  InboxEventInput,
+  ISSUES_PAGE_SIZE,
+  IssueInput,
+  IssueListInput,
+  IssueStatusInput,
+} from './inbox/inbox-inputs';
+import { normaliseEventId } from './inbox/protocol-values';
 import type { ExceptionView } from './inbox/stack-view';
+import type {
+  InboxDatabase,
+  IssueDetail,
+  IssueList,
+  IssueSummary,
+  ReleaseHealth,
+} from './inbox/store/inbox-database.server';
+import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
 import { wellFormed } from './inbox/well-formed';
 import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
 
@@ -29,67 +50,186 @@ function inboxOrNotFound(): { inbox: LocalInbox; signedIn: boolean } {
   return { inbox: localInbox(), signedIn: access === 'session' };
 }
 
-export const InboxPageInput = v.object({
-  page: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)),
-});
+/** A page's answer when the store cannot be used: why, in the operator's words. */
+export interface FailingInbox {
+  kind: 'failing';
+  problem: string;
+  inboxDir: string;
+  signedIn: boolean;
+}
 
-export const listInboxEvents = createServerFn({ method: 'GET' })
-  .validator(InboxPageInput)
-  .handler(async ({ data }): Promise<InboxPage & { inboxDir: string; signedIn: boolean }> => {
+export interface ListedIssue extends IssueSummary {
+  /** Where the latest event was thrown, through the build's source maps, when it resolves. */
+  topFrame?: string;
+}
+
+export interface InboxIssues extends Omit<IssueList, 'issues'> {
+  kind: 'ready';
+  inboxDir: string;
+  signedIn: boolean;
+  issues: ListedIssue[];
+  facets: { environments: string[]; releases: string[] };
+  health: ReleaseHealth[];
+  /** Items received by type (event, session, span, client_report, …). */
+  itemCounts: Record<string, number>;
+  totals: { issues: number; events: number; storedEvents: number };
+}
+
+export const listInboxIssues = createServerFn({ method: 'GET' })
+  .validator(IssueListInput)
+  .handler(async ({ data }): Promise<InboxIssues | FailingInbox> => {
     const { inbox, signedIn } = inboxOrNotFound();
-    const entries = await inbox.list();
-    const page = inboxPage(entries, data.page);
-    // Only the events on this page: at most INBOX_PAGE_SIZE entries are read and resolved.
-    const entryIds = new Map(
-      page.events.map((event) => [event.eventId, findEventEntry(entries, event.eventId)?.id]),
-    );
-    const topFrames = await topFramesFor(
-      inbox,
-      [...entryIds.values()].filter((id) => id !== undefined),
-    );
-    const events = page.events.map((event) => {
-      const topFrame = topFrames.get(entryIds.get(event.eventId) ?? '');
-      return topFrame ? { ...event, topFrame } : event;
+    const problem = inbox.problem();
+    if (problem) return wellFormed({ kind: 'failing', problem, inboxDir: inbox.dir, signedIn });
+    const db = inbox.db();
+    const list = db.listIssues({
+      sort: data.sort ?? 'last-seen',
+      status: data.status,
+      environment: data.environment,
+      release: data.release,
+      search: data.search,
+      page: data.page,
+      pageSize: ISSUES_PAGE_SIZE,
+      now: Date.now(),
     });
-    return wellFormed({ ...page, events, inboxDir: inbox.dir, signedIn });
+    const issues = await withTopFrames(db, list.issues);
+    return wellFormed({
+      kind: 'ready',
+      ...list,
+      issues,
+      inboxDir: inbox.dir,
+      signedIn,
+      facets: db.facets(),
+      health: db.releaseHealth(),
+      itemCounts: { ...db.itemCounts() },
+      totals: db.totals(),
+    });
   });
 
-// Any text up to a sane length: an id that names no event is a 404, not a failure.
-export const InboxEventInput = v.object({
-  eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
-});
+/** Each issue's line from its latest event, for the issues on this page only. */
+async function withTopFrames(db: InboxDatabase, issues: IssueSummary[]): Promise<ListedIssue[]> {
+  const latest = db.latestEventIds(issues.map((issue) => issue.id));
+  const refs = [...latest].map(([issueId, eventId]) => ({
+    eventId,
+    payload: () => db.event(issueId, eventId)?.payload,
+  }));
+  const labels = await topFramesFor(refs);
+  return issues.map((issue) => {
+    const topFrame = labels.get(latest.get(issue.id) ?? '');
+    return topFrame ? { ...issue, topFrame } : issue;
+  });
+}
 
-/** The detail page's event: its stack resolved and trimmed to what the page shows. */
-export type InboxEventPage = Omit<EventDetail, 'exceptions'> & { stack: ExceptionView[] };
+/** The event the issue page shows: its stack resolved and trimmed to what the page shows. */
+export type ShownEvent = Omit<EventDetail, 'exceptions'> & {
+  stack: ExceptionView[];
+  /** When the inbox stored it, ms since the epoch. */
+  receivedAt: number;
+  /** Neighbours among the issue's stored events. */
+  newerId?: string;
+  olderId?: string;
+  /** It is the issue's latest stored event. */
+  latest: boolean;
+};
 
+export interface InboxIssue {
+  kind: 'ready';
+  signedIn: boolean;
+  issue: IssueDetail;
+  /** The UTC day of the histogram's last bar, `YYYY-MM-DD`. */
+  today: string;
+  /** Undefined when none of the issue's events is stored (it has counts only). */
+  event?: ShownEvent | UnshownEvent;
+}
+
+export const getInboxIssue = createServerFn({ method: 'GET' })
+  .validator(IssueInput)
+  .handler(async ({ data }): Promise<InboxIssue | FailingInbox> => {
+    const { inbox, signedIn } = inboxOrNotFound();
+    const problem = inbox.problem();
+    if (problem) return wellFormed({ kind: 'failing', problem, inboxDir: inbox.dir, signedIn });
+    const db = inbox.db();
+    const now = Date.now();
+    const issue = db.issue(data.issueId, now);
+    if (!issue) throw notFound();
+    const stored = db.event(data.issueId, data.eventId);
+    // A named event that is not this issue's (or no longer stored) is the URL's fault.
+    if (data.eventId !== undefined && !stored) throw notFound();
+    const today = new Date(now).toISOString().slice(0, 10);
+    const page: InboxIssue = { kind: 'ready', signedIn, issue, today };
+    if (stored) {
+      const latest = stored.newerId === undefined;
+      page.event = await shownEvent(stored, latest);
+    }
+    return wellFormed(page);
+  });
+
+async function shownEvent(
+  stored: NonNullable<ReturnType<InboxDatabase['event']>>,
+  latest: boolean,
+): Promise<ShownEvent | UnshownEvent> {
+  let detail: EventDetail;
+  let event: Record<string, unknown>;
+  try {
+    const parsed = storedEventOf(stored.payload);
+    if (!parsed) throw new Error('the payload is not a JSON object');
+    event = parsed;
+    detail = eventDetailOf(event, stored.eventId);
+  } catch (error) {
+    // Logged, not stored in the inbox: a failure stored there would be one more event each
+    // time the page is viewed.
+    warnLimited(
+      'inbox event unshown',
+      `[inbox] event ${stored.eventId} could not be shown: ${(error as Error).message}`,
+    );
+    return { eventId: stored.eventId, unshown: true };
+  }
+  const { exceptions, ...facts } = detail;
+  const shown: ShownEvent = {
+    ...facts,
+    // Resolved now, as the page is read; never throws (event-stack.server.ts).
+    stack: await stackForDetail(stored.eventId, exceptions, event),
+    receivedAt: stored.receivedAt,
+    latest,
+  };
+  if (stored.newerId) shown.newerId = stored.newerId;
+  if (stored.olderId) shown.olderId = stored.olderId;
+  return shown;
+}
+
+/** Where an event is: its issue, for `/errors/<event id>` to redirect to (404 when none). */
 export const getInboxEvent = createServerFn({ method: 'GET' })
   .validator(InboxEventInput)
-  .handler(async ({ data }): Promise<(InboxEventPage | UnshownEvent) & { signedIn: boolean }> => {
-    const { inbox, signedIn } = inboxOrNotFound();
-    const entry = findEventEntry(await inbox.list(), data.eventId);
-    const bytes = entry ? await inbox.read(entry.id) : undefined;
-    if (!bytes || !entry) throw notFound();
-    let read: ReturnType<typeof readEventDetail>;
-    try {
-      read = readEventDetail(bytes, entry.id);
-    } catch (error) {
-      // Reported to the log, not to the inbox: a failure stored there would be one more
-      // entry each time the page is viewed.
-      warnLimited(
-        'inbox entry unshown',
-        `[inbox] entry ${entry.id} could not be shown: ${(error as Error).message}`,
-      );
-      return { eventId: data.eventId, unshown: true, signedIn };
-    }
-    if (!read) throw notFound();
-    const { exceptions, ...detail } = read.detail;
-    // Resolved now, as the page is read; never throws (event-stack.server.ts).
-    const stack = await stackForDetail(inbox, entry.id, exceptions, read.event);
-    return wellFormed({ ...detail, stack, signedIn });
+  .handler(async ({ data }): Promise<{ issueId: number; eventId: string }> => {
+    const { inbox } = inboxOrNotFound();
+    const eventId = normaliseEventId(data.eventId);
+    // A store that cannot be used: its issue page says why.
+    if (inbox.problem()) throw notFound();
+    const issueId = eventId === undefined ? undefined : inbox.db().issueOfEvent(eventId);
+    if (issueId === undefined || eventId === undefined) throw notFound();
+    return { issueId, eventId };
   });
 
-/** The confirmation the clear form sends: without it nothing is deleted. */
-export const ClearInboxInput = v.object({ confirm: v.literal('clear') });
+/**
+ * Resolve, ignore or reopen: a plain HTML form's POST (works before hydration and without
+ * JavaScript) under the clear form's rules, answered with a 303 back to the issue's page.
+ */
+export const setIssueStatus = createServerFn({ method: 'POST' })
+  .validator((input: unknown) =>
+    v.parse(IssueStatusInput, input instanceof FormData ? Object.fromEntries(input) : input),
+  )
+  .handler(async ({ data }): Promise<never> => {
+    const { inbox } = inboxOrNotFound();
+    const refusal = formPostRefusalOf(getWebRequest(), 'changes an issue');
+    if (refusal) throw refusalResponse(refusal);
+    const problem = inbox.problem();
+    if (problem) throw new Response(`The inbox cannot be changed: ${problem}`, { status: 503 });
+    if (!inbox.db().setStatus(data.issueId, data.status)) {
+      throw new Response('There is no such issue.', { status: 404 });
+    }
+    const back = `/errors/issues/${data.issueId}${data.event ? `?event=${data.event}` : ''}`;
+    throw new Response(null, { status: 303, headers: { Location: back } });
+  });
 
 /**
  * Posted by a plain HTML form (works before hydration and without JavaScript), so it
@@ -105,6 +245,8 @@ export const clearInbox = createServerFn({ method: 'POST' })
     const { inbox } = inboxOrNotFound();
     const refusal = formPostRefusalOf(getWebRequest(), 'clears the inbox');
     if (refusal) throw refusalResponse(refusal);
-    const deleted = await inbox.clear();
+    const problem = inbox.problem();
+    if (problem) throw new Response(`The inbox cannot be changed: ${problem}`, { status: 503 });
+    const deleted = inbox.db().clear();
     throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });
   });

@@ -32,7 +32,7 @@ test('"Throw client error" on the example page shows up on /errors, with its sta
   );
 
   await page.goto(`${server.url}/errors`);
-  const events = page.getByRole('list', { name: 'Captured events' }).getByRole('listitem');
+  const events = page.getByRole('list', { name: 'Issues' }).getByRole('listitem');
   const ours = events.filter({
     hasText: 'Sentry example: client error thrown in an event handler',
   });

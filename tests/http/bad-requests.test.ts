@@ -78,7 +78,7 @@ describe('bad URLs in local inbox mode', () => {
     for (const [path] of BAD_INBOX_REQUESTS) await get(server, path);
     const list = await get(server, '/errors');
     expect(list.status).toBe(200);
-    expect(list.body).toContain('0 events in 0 envelopes');
+    expect(list.body).toContain('0 issues, 0 events (0 stored).');
   });
 
   it('still serves the inbox itself, a real page number and an unknown id as before', async () => {

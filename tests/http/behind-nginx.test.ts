@@ -21,7 +21,7 @@ import {
 } from '#tests/support/nginx';
 import { rawRequest } from '#tests/support/raw-request';
 import { seedInbox } from '#tests/support/seed-inbox';
-import { CLEAR_INBOX_FN, LIST_INBOX_EVENTS_FN } from '#tests/support/server-function-paths';
+import { CLEAR_INBOX_FN, LIST_INBOX_ISSUES_FN } from '#tests/support/server-function-paths';
 
 const SECRET = 'secret-message-only-the-inbox-may-show';
 const EVENT_ID = 'abcdef0123456789abcdef0123456789';
@@ -60,7 +60,7 @@ async function expectNothingReadableOrCleared(proxy: Nginx, inboxDir: string) {
   expect(detail.text).not.toContain(SECRET);
 
   const payload = encodeURIComponent(JSON.stringify({ data: { page: 1 }, context: {} }));
-  const call = await get(proxy.url, `${LIST_INBOX_EVENTS_FN}?createServerFn&payload=${payload}`);
+  const call = await get(proxy.url, `${LIST_INBOX_ISSUES_FN}?createServerFn&payload=${payload}`);
   expect(call.text).not.toContain(SECRET);
 
   const stored = readdirSync(inboxDir).length;

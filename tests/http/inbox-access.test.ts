@@ -13,7 +13,7 @@ import { type BuiltServer, startBuiltServer } from '#tests/support/built-server'
 import { textEnvelope } from '#tests/support/envelopes';
 import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
 import { seedInbox } from '#tests/support/seed-inbox';
-import { LIST_INBOX_EVENTS_FN, SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
+import { LIST_INBOX_ISSUES_FN, SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
 
 const SECRET = 'secret-message-only-the-inbox-may-show';
 const EVENT_ID = 'abcdef0123456789abcdef0123456789';
@@ -36,7 +36,7 @@ function get(
 /** The list server function called over HTTP, as the browser does after hydration. */
 function callList(server: BuiltServer, headers: Record<string, string> = {}) {
   const payload = encodeURIComponent(JSON.stringify({ data: { page: 1 }, context: {} }));
-  return get(server, `${LIST_INBOX_EVENTS_FN}?createServerFn&payload=${payload}`, {
+  return get(server, `${LIST_INBOX_ISSUES_FN}?createServerFn&payload=${payload}`, {
     accept: 'application/json',
     ...headers,
   });
@@ -63,7 +63,9 @@ describe('production with MONITORING_INBOX_TRUST_LOOPBACK=true: this machine nee
     const response = await get(server, '/errors');
     expect(response.status).toBe(200);
     expect(response.text).toContain(SECRET);
-    expect((await get(server, `/errors/${EVENT_ID}`)).text).toContain(SECRET);
+    const detail = await get(server, `/errors/${EVENT_ID}`);
+    expect(detail.headers.location).toBe(`/errors/issues/1?event=${EVENT_ID}`);
+    expect((await get(server, detail.headers.location as string)).text).toContain(SECRET);
     const call = await callList(server);
     expect(call.status).toBe(200);
     expect(call.text).toContain(SECRET);
@@ -203,7 +205,8 @@ describe('state-changing requests with PUBLIC_URL set', () => {
       PUBLIC_URL: 'https://app.example.com',
     });
     const confirm = (await get(server, '/errors?confirm=clear')).text;
-    clearAction = (/<form[^>]*action="([^"]+)"/.exec(confirm)?.[1] ?? '').replaceAll('&amp;', '&');
+    const form = /<form[^>]*aria-label="Clear the inbox"[^>]*>/.exec(confirm)?.[0] ?? '';
+    clearAction = (/action="([^"]+)"/.exec(form)?.[1] ?? '').replaceAll('&amp;', '&');
     expect(clearAction).toMatch(/^\/_server\//);
   });
   afterAll(() => server?.stop());

@@ -1,16 +1,15 @@
 /**
- * The local DSN is public, so anyone can store any event through the tunnel. Hostile events
- * sent there must leave the inbox pages small and working: each detail page answers 200 with
- * a bounded page, the list still shows the others, a reused event id does not replace the
- * first event, and viewing never adds an inbox entry (no failure, so nothing reported).
+ * The local DSN is public, so anyone can store any event. Hostile events, bounded as ingest
+ * bounds them (normaliseEvent) and stored in the inbox database, must leave the inbox pages
+ * small and working: each issue's page answers 200 with a bounded page, the list still shows
+ * the others, a reused event id does not replace the first event, a payload that is not an
+ * event is said to be unshowable, and viewing never logs a failure.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { normaliseEvent } from '#app/server/inbox/normalise-event';
+import type { PreparedEnvelope } from '#app/server/inbox/store/inbox-database.server';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { send } from '#tests/support/envelopes';
+import { seededEvent, seedInbox } from '#tests/support/seed-inbox';
 
 const ids = {
   normal: '1'.repeat(32),
@@ -18,62 +17,82 @@ const ids = {
   crumbs: '3'.repeat(32),
   deep: '4'.repeat(32),
   long: '5'.repeat(32),
+  broken: '6'.repeat(32),
 };
-
-/** An envelope for the local DSN around an event given as JSON text (so it can be deep). */
-function envelope(eventJson: string): Buffer {
-  const event = Buffer.from(eventJson);
-  return Buffer.concat([
-    Buffer.from(`${JSON.stringify({ dsn: LOCAL_INBOX_DSN })}\n`),
-    Buffer.from(`${JSON.stringify({ type: 'event', length: event.length })}\n`),
-    event,
-    Buffer.from('\n'),
-  ]);
-}
-
-function event(id: string, fields: Record<string, unknown>): string {
-  return JSON.stringify({ event_id: id, level: 'error', platform: 'javascript', ...fields });
-}
 
 const thrown = (value: string, frames: unknown[]) => ({
   exception: { values: [{ type: 'Error', value, stacktrace: { frames } }] },
 });
 
-const hostile = {
-  // As many empty frames as fit in the tunnel's 1 MiB.
-  frames: event(
-    ids.frames,
-    thrown(
-      'many frames',
-      Array.from({ length: 349_000 }, () => ({})),
-    ),
-  ),
-  crumbs: event(ids.crumbs, {
-    ...thrown('many breadcrumbs', []),
-    breadcrumbs: Array.from({ length: 20_000 }, (_, n) => ({ message: `crumb number ${n}` })),
-  }),
-  deep: `{"event_id":"${ids.deep}","message":"deep breadcrumb","breadcrumbs":[{"message":"deep","data":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`,
-  long: event(ids.long, thrown(`long ${'x'.repeat(900_000)}`, [])),
-};
-
-describe('hostile events stored through the tunnel', () => {
-  let server: BuiltServer;
-  let inboxDir: string;
-  const entries = () => readdirSync(inboxDir).filter((name) => name.endsWith('.envelope'));
-
-  const store = async (body: Buffer) => {
-    expect(body.length).toBeLessThanOrEqual(1024 * 1024);
-    const answer = await send(`${server.url}/monitoring?o=0&p=1`, { body });
-    expect(answer.status).toBe(200);
+/** A stored event whose payload is `event` as ingest bounds it; its own issue. */
+function stored(id: string, title: string, event: Record<string, unknown>): PreparedEnvelope {
+  const prepared = seededEvent({ eventId: id, hashes: [title] });
+  const payload = JSON.stringify(normaliseEvent({ event_id: id, level: 'error', ...event }));
+  return {
+    ...prepared,
+    event: { ...(prepared.event as NonNullable<PreparedEnvelope['event']>), title, payload },
   };
+}
+
+function deeplyNested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let n = 0; n < depth; n += 1) value = { a: value };
+  return value;
+}
+
+describe('hostile events in the inbox', () => {
+  let server: BuiltServer;
+  const issueOf = new Map<string, number>();
 
   beforeAll(async () => {
-    inboxDir = join(mkdtempSync(join(tmpdir(), 'inbox-hostile-')), 'inbox');
-    server = await startBuiltServer({ MONITORING_INBOX_DIR: inboxDir });
-    await store(envelope(event(ids.normal, thrown('the real event', [{ function: 'realFn' }]))));
-    for (const json of Object.values(hostile)) await store(envelope(json));
-    // A later envelope reusing the id of the first event.
-    await store(envelope(event(ids.normal, thrown('an impostor', [{ function: 'impostorFn' }]))));
+    const seeds = [
+      stored(
+        ids.normal,
+        'Error: the real event',
+        thrown('the real event', [{ function: 'realFn' }]),
+      ),
+      stored(
+        ids.frames,
+        'Error: many frames',
+        thrown(
+          'many frames',
+          Array.from({ length: 349_000 }, () => ({})),
+        ),
+      ),
+      stored(ids.crumbs, 'Error: many breadcrumbs', {
+        ...thrown('many breadcrumbs', []),
+        breadcrumbs: Array.from({ length: 20_000 }, (_, n) => ({ message: `crumb number ${n}` })),
+      }),
+      stored(ids.deep, 'deep breadcrumb', {
+        message: 'deep breadcrumb',
+        breadcrumbs: [{ message: 'deep', data: deeplyNested(10_000) }],
+      }),
+      stored(ids.long, 'Error: long', thrown(`long ${'x'.repeat(900_000)}`, [])),
+      // A later event reusing the id of the first: the store keeps the first.
+      stored(ids.normal, 'Error: an impostor', thrown('an impostor', [{ function: 'impostorFn' }])),
+    ];
+    // A payload that is no event at all (written by some other means): said so, not a failure.
+    const broken = seededEvent({
+      eventId: ids.broken,
+      hashes: ['broken'],
+      message: 'broken payload',
+    });
+    seeds.push({
+      ...broken,
+      event: {
+        ...(broken.event as NonNullable<PreparedEnvelope['event']>),
+        payload: '["not", "an", "event"]',
+      },
+    });
+    server = await startBuiltServer({ MONITORING_INBOX_DIR: seedInbox(seeds) });
+    for (const [name, id] of Object.entries(ids)) {
+      const response = await fetch(`${server.url}/errors/${id}`, { redirect: 'manual' });
+      expect(response.status, name).toBe(307);
+      issueOf.set(
+        id,
+        Number(/\/errors\/issues\/(\d+)/.exec(response.headers.get('location') ?? '')?.[1]),
+      );
+    }
   });
   afterAll(() => server?.stop());
 
@@ -81,9 +100,10 @@ describe('hostile events stored through the tunnel', () => {
     const response = await fetch(`${server.url}${path}`);
     return { status: response.status, html: await response.text() };
   };
+  const issuePage = (id: string) => page(`/errors/issues/${issueOf.get(id)}`);
 
   it('shows at most 50 frames of an event sent with 349,000, on a small page', async () => {
-    const { status, html } = await page(`/errors/${ids.frames}`);
+    const { status, html } = await issuePage(ids.frames);
     expect(status).toBe(200);
     expect(html).toContain('Error: many frames');
     expect(html.match(/<li class="frame/g)).toHaveLength(50);
@@ -91,7 +111,7 @@ describe('hostile events stored through the tunnel', () => {
   });
 
   it('shows the newest 100 breadcrumbs of 20,000, on a small page', async () => {
-    const { status, html } = await page(`/errors/${ids.crumbs}`);
+    const { status, html } = await issuePage(ids.crumbs);
     expect(status).toBe(200);
     expect(html).toContain('crumb number 19999<');
     expect(html).toContain('crumb number 19900<');
@@ -99,8 +119,8 @@ describe('hostile events stored through the tunnel', () => {
     expect(html.length).toBeLessThan(100_000);
   });
 
-  it('shows a breadcrumb nested 100,000 deep, trimmed as Relay trims it (depth 5, 2 KiB)', async () => {
-    const { status, html } = await page(`/errors/${ids.deep}`);
+  it('shows a breadcrumb nested 10,000 deep, trimmed as Relay trims it (depth 5, 2 KiB)', async () => {
+    const { status, html } = await issuePage(ids.deep);
     expect(status).toBe(200);
     expect(html).toContain('deep breadcrumb');
     expect(html).not.toContain('[Object]');
@@ -108,36 +128,40 @@ describe('hostile events stored through the tunnel', () => {
   });
 
   it('cuts a 900,000-character message', async () => {
-    const { status, html } = await page(`/errors/${ids.long}`);
+    const { status, html } = await issuePage(ids.long);
     expect(status).toBe(200);
     expect(html).toContain(`long ${'x'.repeat(100)}`);
-    // The value is shown in the headline and the stack (8,192 characters each at most), and
-    // serialised once more for hydration.
+    // Shown in the headline and the stack (8,192 characters each at most), and serialised once
+    // more for hydration.
     expect(html.length).toBeLessThan(100_000);
   });
 
-  it('keeps the first event of an id: a later envelope does not replace it', async () => {
-    const { status, html } = await page(`/errors/${ids.normal}`);
+  it('keeps the first event of an id: a later one does not replace it', async () => {
+    const { status, html } = await issuePage(ids.normal);
     expect(status).toBe(200);
     expect(html).toContain('Error: the real event');
     expect(html).toContain('realFn');
     expect(html).not.toContain('impostor');
   });
 
-  it('still lists every event, each id once', async () => {
-    const { status, html } = await page('/errors');
+  it('says an event whose payload is not an event cannot be shown, and shows the issue', async () => {
+    const { status, html } = await issuePage(ids.broken);
     expect(status).toBe(200);
-    for (const id of Object.values(ids)) expect(html).toContain(`href="/errors/${id}"`);
-    expect(html).toContain('Error: the real event');
-    expect(html).not.toContain('impostor');
-    expect(html).toContain('5 events in 6 envelopes.');
+    expect(html).toContain('This event could not be shown');
+    expect(html).toContain('Error: broken payload');
+    expect(server.output()).toContain(`[inbox] event ${ids.broken} could not be shown`);
   });
 
-  it('adds no inbox entry and logs no failure however often the pages are viewed', async () => {
-    const before = entries().length;
-    for (const id of Object.values(ids)) {
-      expect((await page(`/errors/${id}`)).status).toBe(200);
-    }
+  it('still lists every issue, each once', async () => {
+    const { status, html } = await page('/errors');
+    expect(status).toBe(200);
+    for (const issue of issueOf.values()) expect(html).toContain(`href="/errors/issues/${issue}"`);
+    expect(html).not.toContain('impostor');
+    expect(html).toContain('6 issues, 6 events (6 stored).');
+  });
+
+  it('logs no failure however often the pages are viewed', async () => {
+    for (const id of Object.values(ids)) expect((await issuePage(id)).status).toBe(200);
     expect((await page('/errors')).status).toBe(200);
     // Every line the server logged for those views is in the output now.
     await server.stderrBarrier();
@@ -146,6 +170,5 @@ describe('hostile events stored through the tunnel', () => {
       .split('\n')
       .filter((line) => line.startsWith('{"level":"error"'));
     expect(failures).toEqual([]);
-    expect(entries()).toHaveLength(before);
   });
 });

@@ -13,7 +13,7 @@ import { generatedTokenIn, postSignIn, sessionCookieOf } from '#tests/support/in
 import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
 import { seedInbox } from '#tests/support/seed-inbox';
 import {
-  LIST_INBOX_EVENTS_FN,
+  LIST_INBOX_ISSUES_FN,
   SIGN_IN_TO_INBOX_FN,
   SIGN_OUT_OF_INBOX_FN,
 } from '#tests/support/server-function-paths';
@@ -91,7 +91,7 @@ describe('production default: everyone signs in, with a token made for this run'
     expect(list.status).toBe(307);
     expect(list.headers.location).toBe('/errors/sign-in');
     expect((await get(server, `/errors/${EVENT_ID}`)).text).not.toContain(SECRET);
-    expect((await callByGet(server, LIST_INBOX_EVENTS_FN, { page: 1 })).text).not.toContain(SECRET);
+    expect((await callByGet(server, LIST_INBOX_ISSUES_FN, { page: 1 })).text).not.toContain(SECRET);
     expect((await get(server, '/errors/sign-in')).text).toMatch(/<form[^>]*method="post"/);
   });
 

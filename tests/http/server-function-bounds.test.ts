@@ -13,7 +13,7 @@ import {
   CLEAR_INBOX_FN,
   FAILING_EXAMPLE_FN,
   GET_INBOX_EVENT_FN,
-  LIST_INBOX_EVENTS_FN,
+  LIST_INBOX_ISSUES_FN,
 } from '#tests/support/server-function-paths';
 
 const DECLARED_BYTES = 200 * 1024 * 1024;
@@ -169,7 +169,7 @@ describe('the body limit', () => {
 
 describe('input the validator refuses is the caller’s fault', () => {
   it.each([
-    ['a schema passed to .validator()', LIST_INBOX_EVENTS_FN, { page: 0 }, 'page: Invalid value'],
+    ['a schema passed to .validator()', LIST_INBOX_ISSUES_FN, { page: 0 }, 'page: Invalid value'],
     [
       'the same, a string too short',
       GET_INBOX_EVENT_FN,
@@ -228,12 +228,12 @@ describe('what Start cannot parse', () => {
     ['POST without a body', () => postCall(FAILING_EXAMPLE_FN, ''), 'no payload'],
     [
       'GET without a payload',
-      () => fetch(`${app.server.url}${LIST_INBOX_EVENTS_FN}?createServerFn`),
+      () => fetch(`${app.server.url}${LIST_INBOX_ISSUES_FN}?createServerFn`),
       'no payload',
     ],
     [
       'GET with bad JSON',
-      () => fetch(`${app.server.url}${LIST_INBOX_EVENTS_FN}?createServerFn&payload=%7Bbad`),
+      () => fetch(`${app.server.url}${LIST_INBOX_ISSUES_FN}?createServerFn&payload=%7Bbad`),
       'payload is not valid JSON',
     ],
     [

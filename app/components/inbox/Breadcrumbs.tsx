@@ -1,33 +1,55 @@
 import type { BreadcrumbDetail } from '#app/server/inbox/inbox-event';
-import { formatUtc } from './format-time';
+import { formatUtc, isoOf } from './format-time';
 
-/** What happened before the event, oldest first, as Sentry shows it. */
+/** Longer text (or more than one line) is folded to its first line, to be opened. */
+const ONE_LINE = 120;
+
+/**
+ * What happened before the event, oldest first, as Sentry shows it. A long message or data (a
+ * console breadcrumb holding a minified stack) is folded to one line with a way to open it.
+ * Everything here is event data, rendered as text.
+ */
 export function Breadcrumbs({ breadcrumbs }: { breadcrumbs: BreadcrumbDetail[] }) {
   if (breadcrumbs.length === 0) return <p>No breadcrumbs.</p>;
   return (
-    <table className="inbox-table">
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Category</th>
-          <th scope="col">Level</th>
-          <th scope="col">Message or data</th>
-        </tr>
-      </thead>
-      <tbody>
-        {breadcrumbs.map((crumb, index) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
-          <tr key={index}>
-            <td>{crumb.timestamp ? formatUtc(crumb.timestamp) : ''}</td>
-            <td>{crumb.category ?? crumb.type ?? ''}</td>
-            <td>{crumb.level ?? ''}</td>
-            <td>
-              {crumb.message ?? ''}
-              {crumb.data ? <code className="crumb-data">{crumb.data}</code> : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ol className="crumbs" aria-label="Breadcrumbs">
+      {breadcrumbs.map((crumb, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
+        <li key={index} className="crumb">
+          <span className="crumb-head">
+            <span className="crumb-category">{crumb.category ?? crumb.type ?? 'default'}</span>
+            {crumb.level ? (
+              <span className={`crumb-level level-${crumb.level}`}>{crumb.level}</span>
+            ) : null}
+            {crumb.timestamp ? (
+              <time dateTime={isoOf(crumb.timestamp)}>{formatUtc(crumb.timestamp)}</time>
+            ) : null}
+          </span>
+          {crumb.message ? <CrumbText text={crumb.message} kind="message" /> : null}
+          {crumb.data ? <CrumbText text={crumb.data} kind="data" /> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function CrumbText({ text, kind }: { text: string; kind: 'message' | 'data' }) {
+  const firstLine = text.split('\n', 1)[0] ?? '';
+  if (text.length <= ONE_LINE && firstLine === text) {
+    return kind === 'data' ? (
+      <code className="crumb-data">{text}</code>
+    ) : (
+      <span className="crumb-message">{text}</span>
+    );
+  }
+  return (
+    <details className={`crumb-long crumb-${kind}`}>
+      <summary>
+        <span className="crumb-line">
+          {firstLine.length > ONE_LINE ? `${firstLine.slice(0, ONE_LINE)}…` : `${firstLine} …`}
+        </span>
+      </summary>
+      <pre>{text}</pre>
+    </details>
   );
 }

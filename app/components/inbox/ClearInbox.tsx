@@ -7,13 +7,13 @@ import { countOf } from './count-of';
  * A plain form, so it works before hydration and without JavaScript.
  */
 export function ClearInbox({
-  envelopeCount,
+  issueCount,
   confirming,
 }: {
-  envelopeCount: number;
+  issueCount: number;
   confirming: boolean;
 }) {
-  if (envelopeCount === 0) return null;
+  if (issueCount === 0) return null;
   if (!confirming) {
     return (
       <p>
@@ -30,7 +30,9 @@ export function ClearInbox({
       className="inbox-confirm"
       aria-label="Clear the inbox"
     >
-      <p>{`Delete all ${countOf(envelopeCount, 'stored envelope')}? This cannot be undone.`}</p>
+      <p>
+        {`Delete all ${countOf(issueCount, 'issue')}, their events and the release health counts? This cannot be undone.`}
+      </p>
       <input type="hidden" name="confirm" value="clear" />
       <button type="submit">Yes, clear the inbox</button> <Link to="/errors">Cancel</Link>
     </form>

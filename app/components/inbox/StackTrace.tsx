@@ -3,8 +3,9 @@ import { countOf } from './count-of';
 
 /**
  * Each exception with its frames, most recent call first: our own frames open, with the source
- * around the line; runs of library frames folded under "N library frames". Everything here is
- * event data or source text and is rendered as text.
+ * around the line (from the build's maps, or as the SDK sent it); runs of library frames folded
+ * under "N library frames". A stack taken from a thread says whose. Everything here is event
+ * data or source text and is rendered as text.
  */
 export function StackTrace({ exceptions }: { exceptions: ExceptionView[] }) {
   if (exceptions.length === 0) return <p>This event has no stack trace.</p>;
@@ -14,10 +15,13 @@ export function StackTrace({ exceptions }: { exceptions: ExceptionView[] }) {
         // Exceptions have no id of their own; their order is their identity.
         // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
         <section key={index} className="exception" aria-label={`Exception ${exception.type}`}>
-          <h3>
+          <h4>
             {exception.type ? `${exception.type}: ` : ''}
             {exception.value}
-          </h3>
+          </h4>
+          {exception.thread ? (
+            <p className="muted">{`The stack of thread ${exception.thread}`}</p>
+          ) : null}
           {exception.runs.length === 0 ? (
             <p className="muted">No frames.</p>
           ) : (
@@ -66,7 +70,7 @@ function Frame({ frame, library = false }: { frame: FrameView; library?: boolean
   );
 }
 
-/** Two lines before, the line (marked), two after, each with its number. */
+/** The lines before, the line (marked), the lines after, each with its number. */
 function SourceLines({
   line,
   context,

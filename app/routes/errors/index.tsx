@@ -1,86 +1,132 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
-import * as v from 'valibot';
 import { ClearInbox } from '#app/components/inbox/ClearInbox';
 import { countOf } from '#app/components/inbox/count-of';
-import { EventList } from '#app/components/inbox/EventList';
+import { IssueFilters } from '#app/components/inbox/IssueFilters';
+import { IssueList } from '#app/components/inbox/IssueList';
+import { ReleaseHealth, receivedLine } from '#app/components/inbox/ReleaseHealth';
 import { SignOut } from '#app/components/inbox/SignOut';
+import { StorageProblem } from '#app/components/inbox/StorageProblem';
 import { useSiteConfig } from '#app/components/use-site-config';
-import { InboxPageInput, listInboxEvents } from '#app/server/inbox.functions';
+import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
+import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from './-inbox-only';
-
-/** What `page` becomes when it is not a page number the inbox could have (`?page=1e20`). */
-const NO_SUCH_PAGE = 0;
-
-// A bad `confirm` or `cleared` is dropped; a bad page number is the not-found page.
-const ErrorsSearch = v.object({
-  page: v.optional(v.fallback(InboxPageInput.entries.page, NO_SUCH_PAGE)),
-  confirm: v.fallback(v.optional(v.literal('clear')), undefined),
-  cleared: v.fallback(v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))), undefined),
-});
+import { type IssueListSearch, issueListFiltersOf, issueListSearchOf } from './-issue-search';
 
 export const Route = createFileRoute('/errors/')({
-  validateSearch: ErrorsSearch,
-  loaderDeps: ({ search }) => ({ page: search.page ?? 1 }),
+  validateSearch: issueListSearchOf,
+  loaderDeps: ({ search: { page, sort, status, environment, release, q } }) => ({
+    page,
+    sort,
+    status,
+    environment,
+    release,
+    q,
+  }),
   async loader(match) {
     inboxPagesOnly(match);
-    const { page } = match.deps;
-    if (page === NO_SUCH_PAGE) throw notFound();
-    const inbox = await listInboxEvents({ data: { page } });
+    // A value the form never offers (a page number like 1e20, an unknown sort) is the URL's
+    // fault: the not-found page.
+    const filters = issueListFiltersOf(match.deps);
+    if (!filters) throw notFound();
+    const inbox = await listInboxIssues({ data: filters });
     // Past the last page (the first always exists, empty or not).
-    if (inbox.page !== page) throw notFound();
-    return inbox;
+    if (inbox.kind === 'ready' && inbox.page !== filters.page) throw notFound();
+    return { inbox, filters };
   },
   head: () => ({ meta: [{ title: 'Error inbox · Start Monitoring' }] }),
   component: ErrorInbox,
 });
 
 function ErrorInbox() {
-  const inbox = Route.useLoaderData();
+  const { inbox, filters } = Route.useLoaderData();
   const search = Route.useSearch();
   return (
-    <main className="page">
-      <h1>Error inbox</h1>
-      {inbox.signedIn ? <SignOut /> : null}
-      <p className="muted">
-        Local inbox mode: what this app would have sent to Sentry, kept in{' '}
-        <code>{inbox.inboxDir}</code> (the newest 1,000 envelopes).
-      </p>
-      {search.cleared !== undefined ? (
-        <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'envelope')} deleted.`}</p>
-      ) : null}
-      <p data-testid="inbox-counts">{countsLine(inbox)}</p>
-      {inbox.events.length === 0 ? <EmptyInbox /> : <EventList events={inbox.events} />}
-      {inbox.pageCount > 1 ? (
-        <nav aria-label="Pages" className="inbox-pages">
-          {inbox.page > 1 ? (
-            <Link to="/errors" search={{ page: inbox.page - 1 }}>
-              Newer
-            </Link>
-          ) : null}{' '}
-          <span>{`Page ${inbox.page} of ${inbox.pageCount}`}</span>{' '}
-          {inbox.page < inbox.pageCount ? (
-            <Link to="/errors" search={{ page: inbox.page + 1 }}>
-              Older
-            </Link>
-          ) : null}
-        </nav>
-      ) : null}
-      <ClearInbox envelopeCount={inbox.envelopeCount} confirming={search.confirm === 'clear'} />
+    <main className="page inbox-page">
+      <div className="inbox-top">
+        <h1>Error inbox</h1>
+        {inbox.signedIn ? <SignOut /> : null}
+      </div>
+      {inbox.kind === 'failing' ? (
+        <StorageProblem problem={inbox.problem} inboxDir={inbox.inboxDir} />
+      ) : (
+        <Issues inbox={inbox} filters={filters} search={search} />
+      )}
     </main>
   );
 }
 
-/** "2 events in 3 envelopes; also received: 1 session." */
-function countsLine(inbox: {
-  eventCount: number;
-  envelopeCount: number;
-  itemCounts: Record<string, number>;
+function Issues({
+  inbox,
+  filters,
+  search,
+}: {
+  inbox: InboxIssues;
+  filters: IssueListFilters;
+  search: IssueListSearch;
 }) {
-  const others = Object.entries(inbox.itemCounts)
-    .filter(([type]) => type !== 'event')
-    .map(([type, count]) => `${count} ${type}`);
-  const also = others.length > 0 ? `; also received: ${others.join(', ')}` : '';
-  return `${countOf(inbox.eventCount, 'event')} in ${countOf(inbox.envelopeCount, 'envelope')}${also}.`;
+  const { totals } = inbox;
+  // The list's own params, for the page links: the filters stay, the clear's do not.
+  const { confirm: _, cleared: __, ...listSearch } = search;
+  const received = receivedLine(inbox.itemCounts);
+  return (
+    <>
+      <p className="muted">
+        Local inbox mode: what this app would have sent to Sentry, grouped into issues as Sentry
+        groups them, kept in <code>{inbox.inboxDir}</code>.
+      </p>
+      {search.cleared !== undefined ? (
+        <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'issue')} deleted.`}</p>
+      ) : null}
+      <p data-testid="inbox-counts">
+        {`${countOf(totals.issues, 'issue')}, ${countOf(totals.events, 'event')} (${totals.storedEvents} stored).`}
+      </p>
+      {totals.issues === 0 ? (
+        <EmptyInbox />
+      ) : (
+        <>
+          <IssueFilters
+            filters={filters}
+            environments={inbox.facets.environments}
+            releases={inbox.facets.releases}
+          />
+          {inbox.hiddenIgnored > 0 ? (
+            <p className="muted">
+              {`${countOf(inbox.hiddenIgnored, 'ignored issue')} hidden. `}
+              <Link to="/errors" search={{ ...listSearch, status: 'ignored', page: undefined }}>
+                Show ignored issues
+              </Link>
+            </p>
+          ) : null}
+          {inbox.issues.length === 0 ? (
+            <p>No issues match these filters.</p>
+          ) : (
+            <IssueList issues={inbox.issues} />
+          )}
+          {inbox.pageCount > 1 ? (
+            <nav aria-label="Pages" className="inbox-pages">
+              {inbox.page > 1 ? (
+                <Link to="/errors" search={{ ...listSearch, page: String(inbox.page - 1) }}>
+                  Previous
+                </Link>
+              ) : null}{' '}
+              <span>{`Page ${inbox.page} of ${inbox.pageCount} (${countOf(inbox.total, 'issue')})`}</span>{' '}
+              {inbox.page < inbox.pageCount ? (
+                <Link to="/errors" search={{ ...listSearch, page: String(inbox.page + 1) }}>
+                  Next
+                </Link>
+              ) : null}
+            </nav>
+          ) : null}
+        </>
+      )}
+      <section aria-labelledby="health-heading">
+        <h2 id="health-heading">Release health</h2>
+        <ReleaseHealth health={inbox.health} />
+        {received ? <p data-testid="received-items">{received}</p> : null}
+      </section>
+      <ClearInbox issueCount={totals.issues} confirming={search.confirm === 'clear'} />
+    </>
+  );
 }
 
 /** What to do to see something here: the example page fails on purpose. */

@@ -6,7 +6,7 @@ import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.function
 import { inboxPagesOnly } from './-inbox-only';
 
 const SignInSearch = v.object({
-  failed: v.fallback(v.optional(v.literal(1)), undefined),
+  failed: v.fallback(v.optional(v.literal('1')), undefined),
 });
 
 export const Route = createFileRoute('/errors/sign-in')({

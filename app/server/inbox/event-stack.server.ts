@@ -2,13 +2,13 @@
  * The /errors pages' stacks through the build's source maps, resolved when a page is read, not
  * at ingest: the inbox keeps what Sentry would receive, and a rebuild's maps apply to events
  * stored before it. Resolution never breaks a page. The resolver turns every failure it
- * foresees into a frame's reason; anything else falls back to the stack as it came, reported
- * once through the inbox's own report channel (an unreadable entry's).
+ * foresees into a frame's reason; anything else falls back to the stack as it came, and is
+ * logged once per event (rate-limited), never stored in the inbox: a failure stored there
+ * would be one more event each time the page is viewed.
  */
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
-import { INBOX_LIMIT, type LocalInbox } from './inbox.server';
-import type { ExceptionDetail } from './inbox-event';
-import { readEventStack } from './inbox-event';
+import { type ExceptionDetail, exceptionsOf, storedEventOf } from './inbox-event';
 import { type BuildMaps, buildMaps } from './source-maps/build-maps.server';
 import { debugImagesOf } from './source-maps/debug-images';
 import { LruCache } from './source-maps/lru-cache';
@@ -17,6 +17,8 @@ import { type ExceptionView, stackAsItCame, stackViewOf } from './stack-view';
 
 export const NO_BUILD_REASON = 'no built source maps (development server)';
 export const FAILED_REASON = 'source maps could not be applied';
+/** Events whose top frame the process remembers, and whose failures it has logged. */
+const REMEMBERED_EVENTS = 1000;
 
 /** What the pages resolve with; the build's own unless a test gives others. */
 export interface StackDependencies {
@@ -24,17 +26,18 @@ export interface StackDependencies {
   resolve?: typeof resolveEventFrames;
   resolveTop?: typeof resolveTopFrame;
   cache?: LruCache<string, string | null>;
+  /** Where a failure goes; once per event and topic by default (`reportOnce`). */
+  report?: (eventId: string, topic: string, message: string) => void;
 }
 
-/** Every frame of the event for the detail page. */
+/** Every frame of the event for the detail view. */
 export async function stackForDetail(
-  inbox: Pick<LocalInbox, 'reportEntry'>,
-  entryId: string,
+  eventId: string,
   exceptions: ExceptionDetail[],
   event: Record<string, unknown>,
   dependencies: StackDependencies = {},
 ): Promise<ExceptionView[]> {
-  const { resolve = resolveEventFrames } = dependencies;
+  const { resolve = resolveEventFrames, report = reportOnce } = dependencies;
   try {
     const maps = mapsOf(dependencies);
     if (!maps) return stackAsItCame(exceptions, NO_BUILD_REASON);
@@ -42,75 +45,96 @@ export async function stackForDetail(
       projectRoot: maps.projectRoot,
       serverOutputDir: maps.serverOutputDir,
     });
-    return stackViewOf(resolved);
+    return stackViewOf(resolved, exceptions);
   } catch (error) {
-    inbox.reportEntry(entryId, 'frames', failure(entryId, 'its frames', error));
+    report(eventId, 'frames', failure(eventId, 'its frames', error));
     return stackAsItCame(exceptions, FAILED_REASON);
   }
 }
 
 /**
- * Entry id → "app/routes/…/index.tsx:24 in onClick" (or null: none of ours near the throw).
- * Entries never change once written and the maps only with a rebuild (a restart), so a line
- * is worked out once per entry per process. Bounded like the inbox itself.
+ * Event id → "app/routes/…/index.tsx:24 in onClick" (or null: none of ours near the throw).
+ * A stored event never changes and the maps only with a rebuild (a restart), so a line is
+ * worked out once per event per process.
  */
 const topFrames = processShared(
   'inbox-top-frames',
-  () => new LruCache<string, string | null>(INBOX_LIMIT, Number.POSITIVE_INFINITY),
+  () => new LruCache<string, string | null>(REMEMBERED_EVENTS, Number.POSITIVE_INFINITY),
 );
 
+/** A stored event the list names a line for: its id, and its payload when asked. */
+export interface StoredEventRef {
+  eventId: string;
+  payload(): string | undefined;
+}
+
 /**
- * The list's one line per event, for the events on one page only. Each entry is read and
- * resolved once (then remembered), one entry per turn of the event loop, and only the frames
- * nearest the throw are looked at (TOP_FRAME_SEARCH).
+ * The list's one line per issue, from each issue's latest event, for the issues on one page
+ * only. Each event is read and resolved once (then remembered), one event per turn of the event
+ * loop, and only the frames nearest the throw are looked at (TOP_FRAME_SEARCH).
  */
 export async function topFramesFor(
-  inbox: Pick<LocalInbox, 'read' | 'reportEntry'>,
-  entryIds: readonly string[],
+  events: readonly StoredEventRef[],
   dependencies: StackDependencies = {},
 ): Promise<Map<string, string>> {
-  const { resolveTop = resolveTopFrame, cache = topFrames } = dependencies;
+  const { resolveTop = resolveTopFrame, cache = topFrames, report = reportOnce } = dependencies;
   const labels = new Map<string, string>();
   let maps: BuildMaps | undefined;
   try {
     maps = mapsOf(dependencies);
   } catch (error) {
-    // Never fails the list: the events are listed without their line.
-    console.warn(`[inbox] the build's source maps could not be opened: ${String(error)}`);
+    // Never fails the list: the issues are listed with their culprit only.
+    warnLimited(
+      'inbox maps',
+      `[inbox] the build's source maps could not be opened: ${String(error)}`,
+    );
   }
   if (!maps) return labels;
-  for (const id of entryIds) {
-    let label = cache.get(id);
+  for (const ref of events) {
+    let label = cache.get(ref.eventId);
     if (label === undefined) {
       await nextTurn();
-      label = await topFrameOf(inbox, id, maps, resolveTop);
-      cache.set(id, label, 1);
+      label = await topFrameOf(ref, maps, resolveTop, report);
+      cache.set(ref.eventId, label, 1);
     }
-    if (label) labels.set(id, label);
+    if (label) labels.set(ref.eventId, label);
   }
   return labels;
 }
 
 async function topFrameOf(
-  inbox: Pick<LocalInbox, 'read' | 'reportEntry'>,
-  id: string,
+  ref: StoredEventRef,
   maps: BuildMaps,
   resolveTop: typeof resolveTopFrame,
+  report: NonNullable<StackDependencies['report']>,
 ): Promise<string | null> {
   try {
-    const bytes = await inbox.read(id);
-    const stack = bytes ? readEventStack(bytes) : undefined;
-    if (!stack) return null;
+    const payload = ref.payload();
+    const event = payload === undefined ? undefined : storedEventOf(payload);
+    if (!event) return null;
     const top = await resolveTop(
-      { exceptions: stack.exceptions, debugImages: debugImagesOf(stack.event) },
+      { exceptions: exceptionsOf(event), debugImages: debugImagesOf(event) },
       maps.store,
       { projectRoot: maps.projectRoot, serverOutputDir: maps.serverOutputDir },
     );
     return top?.label ?? null;
   } catch (error) {
-    inbox.reportEntry(id, 'top frame', failure(id, 'its top frame', error));
+    report(ref.eventId, 'top frame', failure(ref.eventId, 'its top frame', error));
     return null;
   }
+}
+
+const reported = processShared(
+  'inbox-stack-failures',
+  () => new LruCache<string, true>(REMEMBERED_EVENTS, Number.POSITIVE_INFINITY),
+);
+
+/** Logs a failure once per event and topic (while the process remembers the event). */
+function reportOnce(eventId: string, topic: string, message: string): void {
+  const key = `${eventId}#${topic}`;
+  if (reported.get(key)) return;
+  reported.set(key, true, 1);
+  warnLimited('inbox stack', `[inbox] ${message}`);
 }
 
 /** The maps a test gave (`maps: undefined` for none), else the build's. */
@@ -118,9 +142,9 @@ function mapsOf(dependencies: StackDependencies): BuildMaps | undefined {
   return 'maps' in dependencies ? dependencies.maps : buildMaps();
 }
 
-function failure(id: string, what: string, error: unknown): string {
+function failure(eventId: string, what: string, error: unknown): string {
   const reason = error instanceof Error ? error.message : String(error);
-  return `entry ${id}: ${what} could not be resolved (${reason}); shown without source maps`;
+  return `event ${eventId}: ${what} could not be resolved (${reason}); shown without source maps`;
 }
 
 function nextTurn(): Promise<void> {

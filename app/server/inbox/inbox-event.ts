@@ -1,18 +1,15 @@
 /**
- * What the inbox pages show of an envelope: a short summary for the list and the full
- * detail of one event. Pure functions over the bytes; the event payload format is
- * https://develop.sentry.dev/sdk/data-model/event-payloads/
+ * The detail view of a stored event: what an issue's page shows of one event's payload (the
+ * normalised Sentry event JSON the inbox database keeps), shown as Sentry shows it. Pure. The
+ * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/is-record';
-import { countItemType, emptyItemCounts } from './classify-envelope';
-import { type Envelope, payloadJson, splitEnvelope } from './envelope';
-import { normaliseEvent } from './normalise-event';
+import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/source-context';
 
-/** Item types listed as events; everything else (sessions, spans, …) is only counted. */
-const LISTED_TYPES = new Set(['event']);
-const MAX_SUMMARY_TEXT = 500;
-/** Short fields (ids, level, environment, digest) are clipped harder: they are labels. */
+/** Short fields (level, type, environment, digest) are clipped: they are labels. */
 const MAX_LABEL = 100;
+/** Source lines an SDK sent around a frame's line, kept on each side (Sentry sends up to 5). */
+const SDK_CONTEXT_LINES = 5;
 
 export interface EventSummary {
   eventId: string;
@@ -21,7 +18,7 @@ export interface EventSummary {
   level: string;
   /** The exception's type ("TypeError"), or '' for a message event. */
   type: string;
-  /** The exception's value or the event's message. */
+  /** The exception's value or the event's message, its parameters filled in. */
   message: string;
   url?: string;
   environment?: string;
@@ -36,6 +33,8 @@ export interface StackFrame {
   lineno?: number;
   colno?: number;
   inApp: boolean;
+  /** The source lines the SDK sent with the frame (`pre_context`, `context_line`, …). */
+  context?: SourceContext;
 }
 
 export interface ExceptionDetail {
@@ -43,6 +42,8 @@ export interface ExceptionDetail {
   value: string;
   /** Most recent call first, as a reader expects. */
   frames: StackFrame[];
+  /** Set when the frames are a thread's (the event's exception or message had none). */
+  thread?: string;
 }
 
 export interface BreadcrumbDetail {
@@ -61,93 +62,38 @@ export interface EventDetail extends EventSummary {
   tags: Array<[string, string]>;
 }
 
-/** What the detail page gets for an entry it cannot show: enough to say so, and no more. */
+/** What the page gets for a stored event it cannot show: enough to say so, and no more. */
 export interface UnshownEvent {
   eventId: string;
   unshown: true;
 }
 
-export interface EnvelopeSummary {
-  /** How many items of each type the envelope holds. */
-  itemCounts: Record<string, number>;
-  /** The first listed event, if any. */
-  event?: EventSummary;
-  /** Why the envelope could not be read completely, if it could not. */
-  problem?: string;
+/** The stored payload as an event, or undefined when it is not a JSON object. */
+export function storedEventOf(payload: string): Record<string, unknown> | undefined {
+  const event: unknown = JSON.parse(payload);
+  return isRecord(event) ? event : undefined;
 }
 
-export function summarizeEnvelope(bytes: Uint8Array, fallbackId: string): EnvelopeSummary {
-  const envelope = splitEnvelope(bytes);
-  const itemCounts = emptyItemCounts();
-  for (const item of envelope.items) countItemType(itemCounts, item.header.type);
-  const event = firstEvent(envelope);
-  const summary: EnvelopeSummary = { itemCounts };
-  if (event) summary.event = toSummary(event, envelope, fallbackId, MAX_SUMMARY_TEXT);
-  if (envelope.problem) summary.problem = envelope.problem;
-  return summary;
-}
-
-/**
- * The full detail of the envelope's event, or undefined when it holds none. Bounded again
- * here: entries stored before the inbox bounded events at ingest, or put in the directory by
- * other means, must not make the page huge either.
- */
-export function eventDetailOf(bytes: Uint8Array, fallbackId: string): EventDetail | undefined {
-  return readEventDetail(bytes, fallbackId)?.detail;
-}
-
-/**
- * The detail and the bounded event it was read from: the stack resolver also needs the
- * event's `debug_meta`, which the detail does not carry.
- */
-export function readEventDetail(
-  bytes: Uint8Array,
-  fallbackId: string,
-): { detail: EventDetail; event: Record<string, unknown> } | undefined {
-  const envelope = splitEnvelope(bytes);
-  const found = firstEvent(envelope);
-  if (!found) return undefined;
-  const event = normaliseEvent(found);
-  const detail: EventDetail = {
-    ...toSummary(event, envelope, fallbackId, Number.POSITIVE_INFINITY),
+export function eventDetailOf(event: Record<string, unknown>, eventId: string): EventDetail {
+  return {
+    ...eventSummaryOf(event, eventId),
     exceptions: exceptionsOf(event),
     breadcrumbs: breadcrumbsOf(event),
     tags: tagsOf(event),
   };
-  return { detail, event };
 }
 
-/** Only the stack of the envelope's event, for the list's top frame: no breadcrumbs or tags. */
-export function readEventStack(
-  bytes: Uint8Array,
-): { exceptions: ExceptionDetail[]; event: Record<string, unknown> } | undefined {
-  const found = firstEvent(splitEnvelope(bytes));
-  if (!found) return undefined;
-  const event = normaliseEvent(found);
-  return { exceptions: exceptionsOf(event), event };
-}
-
-function firstEvent(envelope: Envelope): Record<string, unknown> | undefined {
-  for (const item of envelope.items) {
-    if (!LISTED_TYPES.has(String(item.header.type))) continue;
-    const payload = payloadJson(item);
-    if (isRecord(payload)) return payload;
-  }
-  return undefined;
-}
-
-function toSummary(
+export function eventSummaryOf(
   event: Record<string, unknown>,
-  envelope: Envelope,
-  fallbackId: string,
-  maxText: number,
+  eventId: string,
+  maxText = Number.POSITIVE_INFINITY,
 ): EventSummary {
   const exceptions = exceptionValues(event);
   // Chained exceptions go oldest to newest: the last one is the error that was thrown.
   const thrown = exceptions[exceptions.length - 1];
   const request = isRecord(event.request) ? event.request : {};
   const summary: EventSummary = {
-    eventId: clip(text(event.event_id) ?? text(envelope.header.event_id) ?? fallbackId, MAX_LABEL),
+    eventId: clip(eventId, MAX_LABEL),
     level: clip(text(event.level) ?? 'error', MAX_LABEL),
     type: thrown ? clip(text(thrown.type) ?? 'Error', MAX_LABEL) : '',
     message: clip(thrown ? (text(thrown.value) ?? '') : messageOf(event), maxText),
@@ -166,22 +112,62 @@ function toSummary(
 }
 
 function exceptionValues(event: Record<string, unknown>): Record<string, unknown>[] {
-  const exception = event.exception;
-  const values = isRecord(exception) ? exception.values : exception;
+  return listValues(event.exception);
+}
+
+/** A `{ values: [...] }` list as SDKs send it, or a bare list as some older ones do. */
+function listValues(container: unknown): Record<string, unknown>[] {
+  const values = isRecord(container) ? container.values : container;
   return Array.isArray(values) ? values.filter(isRecord) : [];
 }
 
-function exceptionsOf(event: Record<string, unknown>): ExceptionDetail[] {
-  const exceptions = exceptionValues(event).map((value) => ({
+/**
+ * The event's stacks, the thrown exception first. Where the thrown exception has no stack, or
+ * a message event has none of its own, the stack is its thread's, as Sentry shows it.
+ */
+export function exceptionsOf(event: Record<string, unknown>): ExceptionDetail[] {
+  const values = exceptionValues(event);
+  const exceptions: ExceptionDetail[] = values.map((value) => ({
     type: text(value.type) ?? 'Error',
     value: text(value.value) ?? '',
     frames: framesOf(value.stacktrace),
   }));
-  // A message event may carry its own stack (attachStacktrace).
-  if (exceptions.length === 0 && isRecord(event.stacktrace)) {
-    exceptions.push({ type: '', value: messageOf(event), frames: framesOf(event.stacktrace) });
+  const thrown = exceptions[exceptions.length - 1];
+  if (thrown && thrown.frames.length === 0) {
+    const stack = threadStackOf(event, values[values.length - 1]?.thread_id);
+    if (stack) Object.assign(thrown, stack);
+  }
+  if (exceptions.length === 0) {
+    // A message event may carry its own stack (attachStacktrace), or its thread's.
+    const stack = isRecord(event.stacktrace)
+      ? { frames: framesOf(event.stacktrace) }
+      : threadStackOf(event, undefined);
+    if (stack) exceptions.push({ type: '', value: messageOf(event), ...stack });
   }
   return exceptions.reverse();
+}
+
+/**
+ * The frames of the thread an event names (`thread_id`), else of the crashed thread, else of
+ * the current one, else of the only thread with a stack.
+ */
+function threadStackOf(
+  event: Record<string, unknown>,
+  threadId: unknown,
+): { frames: StackFrame[]; thread: string } | undefined {
+  const threads = listValues(event.threads).filter(
+    (thread) => framesOf(thread.stacktrace).length > 0,
+  );
+  const chosen =
+    (threadId !== undefined && threads.find((thread) => thread.id === threadId)) ||
+    threads.find((thread) => thread.crashed === true) ||
+    threads.find((thread) => thread.current === true) ||
+    (threads.length === 1 ? threads[0] : undefined);
+  if (!chosen) return undefined;
+  const name = text(chosen.name) ?? scalarText(chosen.id) ?? 'unnamed';
+  const state =
+    chosen.crashed === true ? ' (crashed)' : chosen.current === true ? ' (current)' : '';
+  return { frames: framesOf(chosen.stacktrace), thread: `${clip(name, MAX_LABEL)}${state}` };
 }
 
 function framesOf(stacktrace: unknown): StackFrame[] {
@@ -196,15 +182,33 @@ function framesOf(stacktrace: unknown): StackFrame[] {
       if (fn) result.function = fn;
       if (typeof frame.lineno === 'number') result.lineno = frame.lineno;
       if (typeof frame.colno === 'number') result.colno = frame.colno;
+      const context = sdkContextOf(frame);
+      if (context) result.context = context;
       return result;
     })
     .reverse();
 }
 
+/** The lines a server SDK sends around a frame's line, bounded as our own source lines are. */
+function sdkContextOf(frame: Record<string, unknown>): SourceContext | undefined {
+  if (typeof frame.context_line !== 'string') return undefined;
+  const lines = (value: unknown) =>
+    Array.isArray(value)
+      ? value.map((line) => (typeof line === 'string' ? sourceLine(line) : ''))
+      : [];
+  return {
+    pre: lines(frame.pre_context).slice(-SDK_CONTEXT_LINES),
+    line: sourceLine(frame.context_line),
+    post: lines(frame.post_context).slice(0, SDK_CONTEXT_LINES),
+  };
+}
+
+function sourceLine(line: string): string {
+  return line.length > MAX_CONTEXT_LINE ? `${line.slice(0, MAX_CONTEXT_LINE)}…` : line;
+}
+
 function breadcrumbsOf(event: Record<string, unknown>): BreadcrumbDetail[] {
-  const raw = isRecord(event.breadcrumbs) ? event.breadcrumbs.values : event.breadcrumbs;
-  if (!Array.isArray(raw)) return [];
-  return raw.filter(isRecord).map((crumb) => {
+  return listValues(event.breadcrumbs).map((crumb) => {
     const result: BreadcrumbDetail = {};
     const timestamp = isoTime(crumb.timestamp);
     if (timestamp) result.timestamp = timestamp;
@@ -212,36 +216,48 @@ function breadcrumbsOf(event: Record<string, unknown>): BreadcrumbDetail[] {
       const value = text(crumb[key]);
       if (value) result[key] = value;
     }
-    if (crumb.data !== undefined) result.data = JSON.stringify(crumb.data);
+    if (crumb.data !== undefined) result.data = jsonText(crumb.data);
     return result;
   });
 }
 
+/** Stored payloads are bounded at ingest; a value JSON cannot write is still shown as one. */
+function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return '[unserialisable]';
+  }
+}
+
 function tagsOf(event: Record<string, unknown>): Array<[string, string]> {
   const tags = event.tags;
-  // Tags are an object in SDK events, a list of pairs in stored ones: accept both.
+  // Tags are an object in SDK events, a list of pairs after Relay: accept both.
   const pairs = Array.isArray(tags) ? tags : isRecord(tags) ? Object.entries(tags) : [];
   const result: Array<[string, string]> = [];
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) continue;
     const [key, value] = pair;
-    // Primitives only: String() throws on an object like {"toString":1}.
-    if (typeof key === 'string' && ['string', 'number', 'boolean'].includes(typeof value)) {
-      result.push([key, String(value)]);
-    }
+    const shown = scalarText(value);
+    if (typeof key === 'string' && shown !== undefined) result.push([key, shown]);
   }
   return result;
 }
 
+/**
+ * The message as Sentry shows it: `logentry.formatted` (its `params` filled in at ingest, as
+ * Relay does), else the plain `message`, else the template itself.
+ */
 function messageOf(event: Record<string, unknown>): string {
-  for (const source of [event.message, event.logentry]) {
-    if (typeof source === 'string') return source;
-    if (isRecord(source)) {
-      const message = text(source.formatted) ?? text(source.message);
-      if (message) return message;
-    }
-  }
-  return '';
+  const logentry = isRecord(event.logentry) ? event.logentry : {};
+  const message = event.message;
+  return (
+    text(logentry.formatted) ??
+    (typeof message === 'string' ? text(message) : undefined) ??
+    (isRecord(message) ? (text(message.formatted) ?? text(message.message)) : undefined) ??
+    text(logentry.message) ??
+    ''
+  );
 }
 
 /** Sentry timestamps are seconds since the epoch (a float) or an RFC 3339 string. */
@@ -257,6 +273,13 @@ function isoTime(value: unknown): string | undefined {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Primitives only: String() throws on an object like {"toString":1}. */
+function scalarText(value: unknown): string | undefined {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : undefined;
 }
 
 function clip(value: string, max: number): string {

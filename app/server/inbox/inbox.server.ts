@@ -22,7 +22,7 @@ import { serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health-signals.server';
 import { processShared } from '#app/server/process-shared.server';
 import { emptyItemCounts } from './classify-envelope';
-import { type EnvelopeSummary, summarizeEnvelope } from './inbox-event';
+import { type EnvelopeSummary, summarizeEnvelope } from './envelope-summary';
 import {
   entryName,
   isEntryName,
@@ -306,7 +306,7 @@ export function localInbox(): LocalInbox {
     throw new Error('The local inbox is only used when SENTRY_DSN is not set');
   }
   const { inboxDir } = monitoring;
-  return processShared(`local-inbox:${resolve(inboxDir)}`, () => openInbox(inboxDir));
+  return processShared(`inbox-files:${resolve(inboxDir)}`, () => openInbox(inboxDir));
 }
 
 /**

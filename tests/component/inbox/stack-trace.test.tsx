@@ -160,6 +160,32 @@ describe('StackTrace', () => {
     expect(react?.textContent).not.toContain('in app');
   });
 
+  it('says whose stack it is when it is a thread’s, and numbers the source lines an SDK sent', () => {
+    renderStack([
+      {
+        type: 'ZeroDivisionError',
+        value: 'division by zero',
+        thread: 'MainThread (crashed)',
+        runs: [
+          {
+            kind: 'frame',
+            frame: {
+              functionName: 'divide',
+              file: 'app/views.py',
+              line: 12,
+              inApp: true,
+              context: { pre: ['def divide():'], line: '    return 1 / 0', post: [''] },
+            },
+          },
+        ],
+      },
+    ]);
+    expect(screen.getByText('The stack of thread MainThread (crashed)')).toBeTruthy();
+    const rows = [...document.querySelectorAll('.source-line')].map((row) => row.textContent);
+    expect(rows).toEqual(['11def divide():\n', '12    return 1 / 0\n', '13\n']);
+    expect(document.querySelector('mark')?.textContent).toBe('12    return 1 / 0\n');
+  });
+
   it('says so when there is no stack, or an exception has no frames', () => {
     const { unmount } = renderStack([]);
     expect(screen.getByText('This event has no stack trace.')).toBeTruthy();

@@ -151,6 +151,10 @@ export interface InboxDatabase {
   issue(id: number, now: number): IssueDetail | undefined;
   /** An issue's event: the latest, or the one named. */
   event(issueId: number, eventId?: string): StoredEvent | undefined;
+  /** The issue a stored event belongs to (for /errors/<event id>). */
+  issueOfEvent(eventId: string): number | undefined;
+  /** Each issue's latest stored event id, without payloads (for the list's top frames). */
+  latestEventIds(issueIds: readonly number[]): Map<number, string>;
   setStatus(issueId: number, status: IssueStatus): boolean;
   /** Environments and releases seen, for the filters. */
   facets(): { environments: string[]; releases: string[] };
@@ -384,6 +388,18 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
         ...(older ? { olderId: older.event_id } : {}),
       };
     },
+    issueOfEvent(eventId) {
+      const row = statements.issueOfEvent.get(eventId) as { issue_id: number } | undefined;
+      return row?.issue_id;
+    },
+    latestEventIds(issueIds) {
+      const ids = new Map<number, string>();
+      for (const issueId of issueIds) {
+        const row = statements.latestEventId.get(issueId) as { event_id: string } | undefined;
+        if (row) ids.set(issueId, row.event_id);
+      }
+      return ids;
+    },
     setStatus(issueId, status) {
       return statements.write().setStatus.run({ status, id: issueId }).changes > 0;
     },
@@ -493,6 +509,10 @@ function prepare(db: Database.Database, readonly: boolean) {
     eventById: db.prepare(
       'SELECT id, event_id, issue_id, received_at, payload FROM events WHERE event_id = ? AND issue_id = ?',
     ),
+    latestEventId: db.prepare(
+      'SELECT event_id FROM events WHERE issue_id = ? ORDER BY received_at DESC, id DESC LIMIT 1',
+    ),
+    issueOfEvent: db.prepare('SELECT issue_id FROM events WHERE event_id = ?'),
     newerEvent: db.prepare(
       'SELECT event_id FROM events WHERE issue_id = @issue AND (received_at > @at OR (received_at = @at AND id > @id)) ORDER BY received_at, id LIMIT 1',
     ),

@@ -1,19 +1,15 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   FAILED_REASON,
   NO_BUILD_REASON,
+  type StoredEventRef,
   stackForDetail,
   topFramesFor,
 } from '#app/server/inbox/event-stack.server';
-import { type LocalInbox, openInbox } from '#app/server/inbox/inbox.server';
-import { readEventDetail } from '#app/server/inbox/inbox-event';
+import { exceptionsOf } from '#app/server/inbox/inbox-event';
 import type { BuildMaps } from '#app/server/inbox/source-maps/build-maps.server';
 import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
 import { LruCache } from '#app/server/inbox/source-maps/lru-cache';
-import { envelopeBytes } from '#tests/fixtures/inbox-envelopes';
 import {
   buildFixture,
   CHUNK_URL,
@@ -36,13 +32,10 @@ beforeAll(async () => {
   };
 });
 
-/** The fixture chunk's error as the browser SDK sends it, stored in a fresh inbox. */
-async function storedEvents(count: number) {
-  const reports: string[] = [];
-  const inbox = openInbox(join(mkdtempSync(join(tmpdir(), 'event-stack-')), 'inbox'), {
-    report: (message) => reports.push(message),
-  });
+/** The fixture chunk's error as the browser SDK sends it, as stored payloads by event id. */
+function storedEvents(count: number) {
   const frames = fixture.exception.stacktrace?.frames?.filter((f) => f.filename === CHUNK_URL);
+  const payloads = new Map<string, string>();
   for (let n = 0; n < count; n += 1) {
     const eventId = String(n).padStart(32, '0');
     const event = {
@@ -52,27 +45,24 @@ async function storedEvents(count: number) {
         images: [{ type: 'sourcemap', code_file: CHUNK_URL, debug_id: fixture.map.debugId }],
       },
     };
-    await inbox.append(
-      envelopeBytes({ event_id: eventId }, [{ header: { type: 'event' }, payload: event }]),
-    );
+    payloads.set(eventId, JSON.stringify(event));
   }
-  const entries = await inbox.list();
-  return { inbox, reports, ids: entries.map((entry) => entry.id) };
+  const reports: string[] = [];
+  const report = (_id: string, _topic: string, message: string) => reports.push(message);
+  return { payloads, ids: [...payloads.keys()], reports, report };
 }
 
-async function detailOf(inbox: LocalInbox, id: string) {
-  const bytes = await inbox.read(id);
-  const read = bytes && readEventDetail(bytes, id);
-  if (!read) throw new Error('no event');
-  return read;
+function detailOf(payloads: Map<string, string>, id: string) {
+  const event = JSON.parse(payloads.get(id) as string) as Record<string, unknown>;
+  return { exceptions: exceptionsOf(event), event };
 }
 
 describe('stackForDetail', () => {
   it('resolves every frame through the maps, our frames with their source', async () => {
-    const { inbox, ids } = await storedEvents(1);
+    const { payloads, ids } = storedEvents(1);
     const id = ids[0] as string;
-    const { detail, event } = await detailOf(inbox, id);
-    const [exception] = await stackForDetail(inbox, id, detail.exceptions, event, { maps });
+    const { exceptions, event } = detailOf(payloads, id);
+    const [exception] = await stackForDetail(id, exceptions, event, { maps });
     expect(exception?.runs[0]).toMatchObject({
       kind: 'frame',
       frame: {
@@ -85,37 +75,35 @@ describe('stackForDetail', () => {
     expect(exception?.runs.some((run) => run.kind === 'library')).toBe(true);
   });
 
-  it('falls back to the stack as it came when resolution throws, and says so once', async () => {
-    const { inbox, ids, reports } = await storedEvents(1);
-    const id = ids[0] as string;
-    const { detail, event } = await detailOf(inbox, id);
+  it('falls back to the stack as it came when resolution throws, and logs it once per event', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { payloads } = storedEvents(1);
+    const id = 'e'.repeat(32);
+    const { exceptions, event } = detailOf(payloads, String(0).padStart(32, '0'));
     const resolve = () => {
       throw new Error('a bug in the resolver');
     };
     for (let view = 0; view < 2; view += 1) {
-      const [exception] = await stackForDetail(inbox, id, detail.exceptions, event, {
-        maps,
-        resolve,
-      });
+      const [exception] = await stackForDetail(id, exceptions, event, { maps, resolve });
       expect(exception?.runs[0]).toEqual({
         kind: 'frame',
         frame: expect.objectContaining({ file: CHUNK_URL, reason: FAILED_REASON }),
       });
     }
-    expect(reports).toEqual([
+    const lines = warn.mock.calls.map((args) => String(args[0]));
+    warn.mockRestore();
+    expect(lines).toEqual([
       expect.stringContaining(
-        `entry ${id}: its frames could not be resolved (a bug in the resolver)`,
+        `[inbox] event ${id}: its frames could not be resolved (a bug in the resolver)`,
       ),
     ]);
   });
 
   it('without a build (vinxi dev) shows every frame as it came, with the reason', async () => {
-    const { inbox, ids } = await storedEvents(1);
+    const { payloads, ids } = storedEvents(1);
     const id = ids[0] as string;
-    const { detail, event } = await detailOf(inbox, id);
-    const [exception] = await stackForDetail(inbox, id, detail.exceptions, event, {
-      maps: undefined,
-    });
+    const { exceptions, event } = detailOf(payloads, id);
+    const [exception] = await stackForDetail(id, exceptions, event, { maps: undefined });
     expect(
       exception?.runs.every((run) => run.kind === 'frame' && run.frame.reason === NO_BUILD_REASON),
     ).toBe(true);
@@ -123,44 +111,64 @@ describe('stackForDetail', () => {
 });
 
 describe('topFramesFor', () => {
-  const counting = (inbox: LocalInbox, read: string[]) => ({
-    reportEntry: inbox.reportEntry,
-    read: (id: string) => {
-      read.push(id);
-      return inbox.read(id);
-    },
-  });
+  /** The events asked for, noting each payload read. */
+  const refs = (payloads: Map<string, string>, ids: string[], read: string[]): StoredEventRef[] =>
+    ids.map((eventId) => ({
+      eventId,
+      payload: () => {
+        read.push(eventId);
+        return payloads.get(eventId);
+      },
+    }));
 
-  it('names the top frame of our code for the entries asked, reading each once', async () => {
-    const { inbox, ids } = await storedEvents(3);
+  it('names the top frame of our code for the events asked, by event id, reading each once', async () => {
+    const { payloads, ids } = storedEvents(3);
     const read: string[] = [];
     const cache = new LruCache<string, string | null>(10, Number.POSITIVE_INFINITY);
     const asked = ids.slice(0, 2);
-    const labels = await topFramesFor(counting(inbox, read), asked, { maps, cache });
+    const labels = await topFramesFor(refs(payloads, asked, read), { maps, cache });
     expect([...labels.entries()]).toEqual(
       asked.map((id) => [id, `${ROUTE_FILE}:${LINES.throwInFailWith} in failWith`]),
     );
     expect(read).toEqual(asked);
-    await topFramesFor(counting(inbox, read), asked, { maps, cache });
+    await topFramesFor(refs(payloads, asked, read), { maps, cache });
     expect(read).toEqual(asked);
   });
 
-  it('a failure leaves the event without a line, reported once and not retried', async () => {
-    const { inbox, ids, reports } = await storedEvents(1);
+  it('a failure leaves the event without a line, reported and not retried', async () => {
+    const { payloads, ids, reports, report } = storedEvents(1);
     const cache = new LruCache<string, string | null>(10, Number.POSITIVE_INFINITY);
     const resolveTop = () => Promise.reject(new Error('disk on fire'));
     for (let view = 0; view < 2; view += 1) {
-      expect((await topFramesFor(inbox, ids, { maps, cache, resolveTop })).size).toBe(0);
+      const labels = await topFramesFor(refs(payloads, ids, []), {
+        maps,
+        cache,
+        resolveTop,
+        report,
+      });
+      expect(labels.size).toBe(0);
     }
     expect(reports).toEqual([
       expect.stringContaining('its top frame could not be resolved (disk on fire)'),
     ]);
   });
 
+  it('an event whose payload is gone or not an object gets no line', async () => {
+    const payloads = new Map([
+      ['a'.repeat(32), '[]'],
+      ['b'.repeat(32), 'not json'],
+    ]);
+    const { reports, report } = storedEvents(0);
+    const cache = new LruCache<string, string | null>(10, Number.POSITIVE_INFINITY);
+    const ids = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)];
+    expect((await topFramesFor(refs(payloads, ids, []), { maps, cache, report })).size).toBe(0);
+    expect(reports).toEqual([expect.stringContaining(`event ${'b'.repeat(32)}: its top frame`)]);
+  });
+
   it('without a build names none and reads nothing', async () => {
-    const { inbox, ids } = await storedEvents(1);
+    const { payloads, ids } = storedEvents(1);
     const read: string[] = [];
-    expect((await topFramesFor(counting(inbox, read), ids, { maps: undefined })).size).toBe(0);
+    expect((await topFramesFor(refs(payloads, ids, read), { maps: undefined })).size).toBe(0);
     expect(read).toEqual([]);
   });
 });

@@ -2,14 +2,14 @@
  * The store's index: appends add their own summary, readers after a start share one load,
  * and one bad entry never takes the list down.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { splitEnvelope } from '#app/server/inbox/envelope';
 import { openInbox } from '#app/server/inbox/inbox.server';
+import { entryName } from '#app/server/inbox/inbox-file-names';
 import { envelopeBytes, errorEnvelope, errorEvent } from '#tests/fixtures/inbox-envelopes';
-import { seedInbox } from '#tests/support/seed-inbox';
 
 // Counts the store's file reads, path by path.
 const reads = vi.hoisted(() => new Map<string, number>());
@@ -27,6 +27,16 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 const freshDir = () => join(mkdtempSync(join(tmpdir(), 'inbox-index-')), 'inbox');
 const idOf = (n: number) => n.toString(16).padStart(32, '0');
 const quiet = { report: () => {} };
+/** Envelope files in a fresh directory, named as the store names them. */
+function seedInbox(envelopes: Uint8Array[]): string {
+  const dir = freshDir();
+  mkdirSync(dir, { recursive: true });
+  const start = Date.now() - envelopes.length * 1000;
+  envelopes.forEach((bytes, index) => {
+    writeFileSync(join(dir, entryName(start + index * 1000, index, index)), bytes);
+  });
+  return dir;
+}
 const entryFiles = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.envelope'));
 
 beforeEach(() => reads.clear());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { payloadJson, splitEnvelope } from '#app/server/inbox/envelope';
-import { eventDetailOf } from '#app/server/inbox/inbox-event';
+import { envelopeEventDetail } from '#app/server/inbox/envelope-summary';
 import { normaliseEnvelope } from '#app/server/inbox/normalise-envelope';
 import { envelopeBytes, errorEnvelope, sessionEnvelope } from '#tests/fixtures/inbox-envelopes';
 
@@ -56,7 +56,7 @@ describe('normaliseEnvelope', () => {
     expect(payloadJson(envelope.items[2] ?? { header: {}, payload: binary })).toEqual({
       discarded_events: [],
     });
-    const detail = eventDetailOf(stored, 'fallback');
+    const detail = envelopeEventDetail(stored, 'fallback');
     expect(detail?.exceptions[0]?.frames).toHaveLength(50);
     expect(detail?.breadcrumbs).toHaveLength(100);
   });
@@ -85,7 +85,7 @@ describe('normaliseEnvelope', () => {
     const payload = `{"event_id":"${'d'.repeat(32)}","breadcrumbs":[{"message":"deep","data":${deep}}]}`;
     const bytes = text(`{}\n{"type":"event"}\n${payload}\n`);
     const stored = normaliseEnvelope(bytes);
-    const detail = eventDetailOf(stored, 'fallback');
+    const detail = envelopeEventDetail(stored, 'fallback');
     // Relay's "medium" bag: four levels, then the rest as JSON text cut to what is left.
     expect(detail?.breadcrumbs[0]?.data).toMatch(
       /^\{"a":\{"a":\{"a":\{"a":"\{\\"a\\":.*\.\.\."\}\}\}\}$/,

@@ -12,7 +12,7 @@ import {
   serializeEnvelope,
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { eventDetailOf, summarizeEnvelope } from '#app/server/inbox/inbox-event';
+import { envelopeEventDetail, summarizeEnvelope } from '#app/server/inbox/envelope-summary';
 
 const dsn = makeDsn('http://public@localhost:3000/1');
 const toBytes = (serialized: string | Uint8Array) =>
@@ -68,7 +68,7 @@ describe('envelopes made by the Sentry SDK', () => {
     );
     const bytes = toBytes(serializeEnvelope(envelope));
     expect(summarizeEnvelope(bytes, 'id').itemCounts).toEqual({ event: 1, attachment: 1 });
-    const detail = eventDetailOf(bytes, 'id');
+    const detail = envelopeEventDetail(bytes, 'id');
     expect(detail?.exceptions[0]?.frames).toEqual([
       { filename: '/app/page.tsx', function: 'onClick', lineno: 7, inApp: true },
     ]);

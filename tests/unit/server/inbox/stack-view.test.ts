@@ -51,7 +51,7 @@ describe('stackViewOf', () => {
   };
 
   it('keeps only what the page shows: our frames with source, library frames without, unresolved as they came', () => {
-    expect(stackViewOf(resolved)).toEqual([
+    expect(stackViewOf(resolved, [])).toEqual([
       {
         type: 'Error',
         value: 'boom',
@@ -88,6 +88,77 @@ describe('stackViewOf', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('source lines an SDK sent', () => {
+  const SDK = { pre: ['def divide():'], line: '    return 1 / 0', post: [''] };
+  const python = {
+    filename: 'app/views.py',
+    function: 'divide',
+    lineno: 12,
+    inApp: true,
+    context: SDK,
+  };
+
+  it('are shown for a frame Node mapped (no source of its own) and one left as it came, not for a library’s', () => {
+    const exceptions: ExceptionDetail[] = [
+      {
+        type: 'ZeroDivisionError',
+        value: 'division by zero',
+        thread: 'main (crashed)',
+        frames: [python, python, python],
+      },
+    ];
+    const views = stackViewOf(
+      {
+        exceptions: [
+          {
+            type: 'ZeroDivisionError',
+            value: 'division by zero',
+            frames: exceptions[0]?.frames ?? [],
+            resolutions: [
+              {
+                resolved: true,
+                path: 'app/views.py',
+                line: 12,
+                column: 1,
+                context: null,
+                library: false,
+              },
+              { resolved: false, reason: 'no map for this file' },
+              {
+                resolved: true,
+                path: 'lib/x.py',
+                line: 12,
+                column: 1,
+                context: null,
+                library: true,
+              },
+            ],
+            groups: [
+              { kind: 'frame', index: 0 },
+              { kind: 'frame', index: 1 },
+              { kind: 'library', indices: [2] },
+            ],
+          },
+        ],
+      },
+      exceptions,
+    );
+    expect(views[0]?.thread).toBe('main (crashed)');
+    const [resolvedRun, unresolvedRun, libraryRun] = views[0]?.runs ?? [];
+    expect(resolvedRun).toMatchObject({ kind: 'frame', frame: { line: 12, context: SDK } });
+    expect(unresolvedRun).toMatchObject({ kind: 'frame', frame: { line: 12, context: SDK } });
+    // No source for a library's frame, whoever sent it.
+    expect(libraryRun).toEqual({
+      kind: 'library',
+      frames: [{ file: 'lib/x.py', line: 12, column: 1, inApp: true }],
+    });
+    expect(stackAsItCame(exceptions)[0]).toMatchObject({
+      thread: 'main (crashed)',
+      runs: [{ frame: { context: SDK } }, { frame: { context: SDK } }, { frame: { context: SDK } }],
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventDetailOf } from '#app/server/inbox/inbox-event';
+import { envelopeEventDetail } from '#app/server/inbox/envelope-summary';
 import { normaliseEvent } from '#app/server/inbox/normalise-event';
 import { debugImagesOf } from '#app/server/inbox/source-maps/debug-images';
 import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
@@ -42,7 +42,7 @@ function inboxInput(debugId: unknown = fixture.map.debugId): ResolveEventInput {
   const bytes = envelopeBytes({ event_id: EVENT_ID }, [
     { header: { type: 'event' }, payload: event },
   ]);
-  const detail = eventDetailOf(bytes, EVENT_ID);
+  const detail = envelopeEventDetail(bytes, EVENT_ID);
   if (!detail) throw new Error('the inbox did not read the event');
   // The stored event is bounded (depth 3): the images must survive that.
   return { exceptions: detail.exceptions, debugImages: debugImagesOf(normaliseEvent(event)) };

@@ -194,6 +194,25 @@ describe('an issue', () => {
   });
 });
 
+describe('finding events', () => {
+  it('names the issue of a stored event, and each issue’s latest event id', () => {
+    const { db } = open();
+    const first = event({ hashes: ['a'] });
+    db.ingest([first], NOW);
+    db.ingest([event({ hashes: ['b'] })], NOW);
+    const latestOfA = event({ hashes: ['a'] });
+    db.ingest([latestOfA], NOW + 1);
+    expect(db.issueOfEvent(first.event?.eventId as string)).toBe(1);
+    expect(db.issueOfEvent('f'.repeat(32))).toBeUndefined();
+    expect(db.latestEventIds([1, 2, 99])).toEqual(
+      new Map([
+        [1, latestOfA.event?.eventId],
+        [2, db.event(2)?.eventId],
+      ]),
+    );
+  });
+});
+
 describe('retention', () => {
   it('evicts the oldest raw events past the cap but keeps each issue’s first and latest, and every count', () => {
     const { db } = open(5);

@@ -1,0 +1,33 @@
+/**
+ * Search params as plain strings, as an HTML form sends them. The router's default reads each
+ * value as JSON, so a release "1.10" typed into the /errors filter form arrived as the number
+ * 1.1, and an event id of 32 digits as a float; and its links wrote strings that look like JSON
+ * in quotes (`?release=%221.10%22`), which a form never sends. Here every value stays the text
+ * in the URL (a repeated key gives its values in order) and each route's valibot schema says
+ * what the text must be. Pure.
+ */
+
+export type PlainSearch = Record<string, string | string[]>;
+
+export function parsePlainSearch(searchStr: string): PlainSearch {
+  const search: PlainSearch = {};
+  for (const [key, value] of new URLSearchParams(searchStr)) {
+    const before = search[key];
+    search[key] =
+      before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
+  return search;
+}
+
+/** Strings as they are, numbers and booleans as text, lists as repeated keys; undefined left out. */
+export function stringifyPlainSearch(search: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(search)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      params.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    }
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}

@@ -1,0 +1,119 @@
+import { createFileRoute, Link, notFound } from '@tanstack/react-router';
+import { countOf } from '#app/components/inbox/count-of';
+import { EnvironmentBadge } from '#app/components/inbox/EnvironmentBadge';
+import { EventDetail } from '#app/components/inbox/EventDetail';
+import { formatUtc, isoOf } from '#app/components/inbox/format-time';
+import { Histogram } from '#app/components/inbox/Histogram';
+import { IssueWorkflow } from '#app/components/inbox/IssueStatus';
+import { SignOut } from '#app/components/inbox/SignOut';
+import { StorageProblem } from '#app/components/inbox/StorageProblem';
+import { TagBreakdown } from '#app/components/inbox/TagBreakdown';
+import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';
+import { inboxPagesOnly } from '../-inbox-only';
+import { eventParamOf, issueEventOf, issueIdOf } from '../-issue-search';
+
+/** An issue: its latest event (or the one `?event=` names), its last 30 days and its tags. */
+export const Route = createFileRoute('/errors/issues/$issueId')({
+  validateSearch: issueEventOf,
+  loaderDeps: ({ search }) => ({ event: search.event }),
+  // A method, not an arrow: a mapped stack names an arrow after its first parameter.
+  loader(match) {
+    inboxPagesOnly(match);
+    // An id no issue or event can have is the URL's fault: the not-found page.
+    const issueId = issueIdOf(match.params.issueId);
+    const eventId = eventParamOf(match.deps.event);
+    if (issueId === undefined || eventId === undefined) throw notFound();
+    return getInboxIssue({ data: eventId === null ? { issueId } : { issueId, eventId } });
+  },
+  head: () => ({ meta: [{ title: 'Issue · Error inbox · Start Monitoring' }] }),
+  component: IssuePage,
+});
+
+function IssuePage() {
+  const page = Route.useLoaderData();
+  return (
+    <main className="page inbox-page">
+      <div className="inbox-top">
+        <p>
+          <Link to="/errors">← All issues</Link>
+        </p>
+        {page.signedIn ? <SignOut /> : null}
+      </div>
+      {page.kind === 'failing' ? (
+        <>
+          <h1>Issue</h1>
+          <StorageProblem problem={page.problem} inboxDir={page.inboxDir} />
+        </>
+      ) : (
+        <Issue page={page} />
+      )}
+    </main>
+  );
+}
+
+function Issue({ page }: { page: InboxIssue }) {
+  const { issue, event, today } = page;
+  // Back to the event on view after a status change, unless it is simply the latest.
+  const shownEventId = event && !('unshown' in event) && !event.latest ? event.eventId : undefined;
+  return (
+    <>
+      <h1 className="issue-headline">{issue.title || '(no title)'}</h1>
+      {issue.culprit ? (
+        <p className="issue-culprit">
+          <code>{issue.culprit}</code>
+        </p>
+      ) : null}
+      <IssueWorkflow
+        issueId={issue.id}
+        status={issue.status}
+        regressed={issue.regressed}
+        eventId={shownEventId}
+      />
+      <div className="issue-layout">
+        <aside className="issue-side" aria-label="About this issue">
+          <dl className="facts issue-facts">
+            <dt>Events</dt>
+            <dd>{`${issue.count} (${issue.storedEvents} stored)`}</dd>
+            <dt>First seen</dt>
+            <dd>
+              <time dateTime={isoOf(issue.firstSeen)}>{formatUtc(issue.firstSeen)}</time>
+            </dd>
+            <dt>Last seen</dt>
+            <dd>
+              <time dateTime={isoOf(issue.lastSeen)}>{formatUtc(issue.lastSeen)}</time>
+            </dd>
+            <dt>First release</dt>
+            <dd>{issue.firstRelease || 'not set'}</dd>
+            <dt>Latest release</dt>
+            <dd>{issue.lastRelease || 'not set'}</dd>
+            <dt>{issue.environments.length > 1 ? 'Environments' : 'Environment'}</dt>
+            <dd className="env-list">
+              {issue.environments.map((environment) => (
+                <EnvironmentBadge key={environment} environment={environment} />
+              ))}
+            </dd>
+            <dt>Level</dt>
+            <dd className={`level level-${issue.level}`}>{issue.level}</dd>
+          </dl>
+          <section aria-labelledby="histogram-heading">
+            <h2 id="histogram-heading">Last 30 days</h2>
+            <Histogram daily={issue.daily} today={today} />
+          </section>
+          <section aria-labelledby="tags-heading">
+            <h2 id="tags-heading">Tags</h2>
+            <TagBreakdown tags={issue.tags} />
+          </section>
+        </aside>
+        <div className="issue-events">
+          {event ? (
+            <EventDetail issueId={issue.id} event={event} />
+          ) : (
+            <p>
+              {`None of this issue’s ${countOf(issue.count, 'event')} is stored any more: its counts are kept.`}
+            </p>
+          )}
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,65 @@
+import { render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Histogram } from '#app/components/inbox/Histogram';
+import { Sparkline } from '#app/components/inbox/Sparkline';
+
+const bars = (selector: string) =>
+  [...document.querySelectorAll<SVGRectElement>(selector)].map((bar) => ({
+    count: Number(bar.dataset.count),
+    height: Number(bar.getAttribute('height')),
+    x: Number(bar.getAttribute('x')),
+  }));
+
+describe('Sparkline', () => {
+  it('draws one bar per hour with events, oldest left, scaled to the busiest hour', () => {
+    const hourly = Array<number>(24).fill(0);
+    hourly[0] = 1;
+    hourly[12] = 2;
+    hourly[23] = 8;
+    render(<Sparkline hourly={hourly} />);
+    expect(
+      screen.getByRole('img', { name: '11 events in the last 24 hours, at most 8 in an hour' }),
+    ).toBeTruthy();
+    const drawn = bars('.sparkline-bar');
+    expect(drawn.map((bar) => bar.count)).toEqual([1, 2, 8]);
+    expect(drawn[0]?.x).toBeLessThan(drawn[1]?.x ?? 0);
+    expect(drawn[1]?.x).toBeLessThan(drawn[2]?.x ?? 0);
+    // The busiest hour fills the height; the others in proportion (a quarter, here).
+    expect(drawn[2]?.height).toBe(24);
+    expect(drawn[1]?.height).toBe(6);
+    // One event beside eight is still visible.
+    expect(drawn[0]?.height).toBeGreaterThanOrEqual(1.5);
+  });
+
+  it('says when there is nothing to draw', () => {
+    render(<Sparkline hourly={Array(24).fill(0)} />);
+    expect(screen.getByRole('img', { name: 'No events in the last 24 hours' })).toBeTruthy();
+    expect(bars('.sparkline-bar')).toEqual([]);
+  });
+});
+
+describe('Histogram', () => {
+  const daily = Array<number>(30).fill(0);
+  daily[0] = 1;
+  daily[26] = 5;
+  daily[29] = 2;
+
+  it('draws 30 days ending today, each bar titled with its day and count', () => {
+    render(<Histogram daily={daily} today="2026-11-26" />);
+    expect(
+      screen.getByRole('img', { name: '8 events in the last 30 days, most on 2026-11-23 (5)' }),
+    ).toBeTruthy();
+    const titles = [...document.querySelectorAll('.histogram-bar title')].map((t) => t.textContent);
+    expect(titles).toEqual(['2026-10-28: 1 event', '2026-11-23: 5 events', '2026-11-26: 2 events']);
+    const drawn = bars('.histogram-bar');
+    expect(drawn.map((bar) => bar.height)).toEqual([12, 60, 24]);
+    // From the first day to today, under the bars.
+    expect(document.querySelector('.histogram-axis')?.textContent).toBe('2026-10-282026-11-26');
+  });
+
+  it('says when the issue had no events in those days', () => {
+    render(<Histogram daily={Array(30).fill(0)} today="2026-11-26" />);
+    expect(screen.getByRole('img', { name: 'No events in the last 30 days' })).toBeTruthy();
+    expect(bars('.histogram-bar')).toEqual([]);
+  });
+});

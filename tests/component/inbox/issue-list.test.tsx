@@ -1,0 +1,93 @@
+import { screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { IssueList } from '#app/components/inbox/IssueList';
+import type { ListedIssue } from '#app/server/inbox.functions';
+import { renderInRouter } from './in-router';
+
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+const NOW = Date.UTC(2026, 10, 26, 12, 30);
+const HOUR = 3_600_000;
+
+const issue = (overrides: Partial<ListedIssue> = {}): ListedIssue => ({
+  id: 7,
+  title: 'TypeError: x is undefined',
+  culprit: 'example-page.js in handleThrowClick',
+  level: 'error',
+  status: 'unresolved',
+  regressed: false,
+  firstSeen: NOW - 49 * HOUR,
+  lastSeen: NOW,
+  count: 12,
+  hourly: [...Array(22).fill(0), 4, 8],
+  environments: ['production'],
+  lastRelease: 'app@1.4.0',
+  ...overrides,
+});
+
+const rows = () => within(screen.getByRole('list', { name: 'Issues' })).getAllByRole('listitem');
+
+describe('IssueList', () => {
+  it('shows one row per issue: title linking to its page, culprit, count, seen times, environment, release, last 24 hours', async () => {
+    await renderInRouter(<IssueList issues={[issue()]} />);
+    const [row] = rows();
+    const title = within(row as HTMLElement).getByRole('link', {
+      name: 'TypeError: x is undefined',
+    });
+    expect(title.getAttribute('href')).toBe('/errors/issues/7');
+    const text = row?.textContent ?? '';
+    expect(text).toContain('example-page.js in handleThrowClick');
+    expect(text).toContain('12 events');
+    expect(text).toContain('Last seen2026-11-26 12:30:00 UTC');
+    expect(text).toContain('First seen2026-11-24 11:30:00 UTC');
+    expect(text).toContain('Latest releaseapp@1.4.0');
+    expect(within(row as HTMLElement).getByText('production')).toBeTruthy();
+    expect(
+      within(row as HTMLElement).getByRole('img', {
+        name: '12 events in the last 24 hours, at most 8 in an hour',
+      }),
+    ).toBeTruthy();
+  });
+
+  it('names the top frame the source maps give over the stored culprit', async () => {
+    await renderInRouter(
+      <IssueList
+        issues={[issue({ topFrame: 'app/routes/sentry-example-page/index.tsx:38 in onClick' })]}
+      />,
+    );
+    expect(rows()[0]?.textContent).toContain(
+      'app/routes/sentry-example-page/index.tsx:38 in onClick',
+    );
+    expect(rows()[0]?.textContent).not.toContain('handleThrowClick');
+  });
+
+  it('tells development from production at a glance, and marks regressed, resolved and ignored issues', async () => {
+    await renderInRouter(
+      <IssueList
+        issues={[
+          issue({ id: 1, regressed: true }),
+          issue({ id: 2, environments: ['development'], status: 'resolved' }),
+          issue({ id: 3, environments: ['staging'], status: 'ignored' }),
+        ]}
+      />,
+    );
+    const [regressed, resolved, ignored] = rows() as HTMLElement[];
+    const badge = (row: HTMLElement | undefined, name: string) =>
+      within(row as HTMLElement).getByText(name);
+    expect(badge(regressed, 'production').className).toBe('env env-production');
+    expect(badge(resolved, 'development').className).toBe('env env-development');
+    expect(badge(ignored, 'staging').className).toBe('env env-other');
+    expect(badge(regressed, 'Regressed')).toBeTruthy();
+    expect(regressed?.className).toContain('regressed');
+    // The usual state goes without a word; the others are named.
+    expect(within(regressed as HTMLElement).queryByText('Unresolved')).toBeNull();
+    expect(badge(resolved, 'Resolved')).toBeTruthy();
+    expect(badge(ignored, 'Ignored')).toBeTruthy();
+    expect(within(resolved as HTMLElement).queryByText('Regressed')).toBeNull();
+  });
+
+  it('keeps hostile titles and culprits as text', async () => {
+    await renderInRouter(<IssueList issues={[issue({ title: HOSTILE, culprit: HOSTILE })]} />);
+    expect(screen.getByRole('link', { name: HOSTILE })).toBeTruthy();
+    expect(document.querySelector('img')).toBeNull();
+  });
+});
