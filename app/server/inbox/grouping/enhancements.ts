@@ -17,6 +17,7 @@
  * Frames are oldest first, as events carry them: `^` reaches the frames after the match (those
  * it called, towards the crash), `v` the frames before it (its callers).
  */
+import { processShared } from '../../process-shared.server';
 
 const RULES = `
 family:javascript stack.abs_path:org-dartlang-sdk:///** -app -group
@@ -187,20 +188,17 @@ interface Rule {
   category?: string;
 }
 
-/** Parsed on first use: the module's constants below must exist first. */
-let parsed: { classifiers: Rule[]; contributions: Rule[] } | undefined;
-
+/** Parsed on first use (the module's constants below must exist first), once per process. */
 function ruleSets(): { classifiers: Rule[]; contributions: Rule[] } {
-  if (!parsed) {
+  return processShared('grouping-rules', () => {
     const rules = parseRules(RULES);
-    parsed = {
+    return {
       classifiers: rules.filter(
         (rule) => rule.category || rule.flags.some((f) => f.type === 'app'),
       ),
       contributions: rules.filter((rule) => rule.flags.some((f) => f.type === 'group')),
     };
-  }
-  return parsed;
+  });
 }
 
 /**

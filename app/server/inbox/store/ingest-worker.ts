@@ -8,7 +8,11 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';
 import { firstOfStores } from '../source-maps/map-store';
-import { openInboxDatabase, type PreparedEnvelope } from './inbox-database.server';
+import {
+  type InboxDatabase,
+  openInboxDatabase,
+  type PreparedEnvelope,
+} from './inbox-database.server';
 import type { IngestAnswer, IngestRequest, IngestThreadData } from './ingest-protocol';
 import { prepareEnvelope } from './prepare-envelope';
 import type { GroupingMaps } from './resolve-for-grouping';
@@ -16,34 +20,42 @@ import type { GroupingMaps } from './resolve-for-grouping';
 /** Envelopes taken into one transaction at most: one commit (one fsync) for all of them. */
 const MAX_BATCH = 256;
 
-const port = parentPort;
-if (!port) throw new Error('ingest-worker.ts runs as a worker thread');
-const { databasePath, maxEvents, buildOutput } = workerData as IngestThreadData;
-const database = openInboxDatabase(databasePath, { maxEvents });
-const maps: GroupingMaps | undefined = buildOutput && {
-  store: firstOfStores([
-    createDirectoryMapStore({ root: buildOutput.clientMapsDir }),
-    createDirectoryMapStore({ root: buildOutput.serverDir }),
-  ]),
-  projectRoot: buildOutput.projectRoot,
-  serverOutputDir: buildOutput.serverDir,
-};
+serveIngest();
 
-// One batch at a time: what arrives meanwhile waits in the port and joins the next batch.
-let working: Promise<void> = Promise.resolve();
-port.on('message', (first: IngestRequest) => {
-  working = working.then(async () => {
-    const batch = [first];
-    while (batch.length < MAX_BATCH) {
-      const next = receiveMessageOnPort(port);
-      if (!next) break;
-      batch.push(next.message as IngestRequest);
-    }
-    for (const answer of await ingestBatch(batch)) port.postMessage(answer);
+/** The thread's one loop: its state lives here, for the life of the thread. */
+function serveIngest(): void {
+  const port = parentPort;
+  if (!port) throw new Error('ingest-worker.ts runs as a worker thread');
+  const { databasePath, maxEvents, buildOutput } = workerData as IngestThreadData;
+  const database = openInboxDatabase(databasePath, { maxEvents });
+  const maps: GroupingMaps | undefined = buildOutput && {
+    store: firstOfStores([
+      createDirectoryMapStore({ root: buildOutput.clientMapsDir }),
+      createDirectoryMapStore({ root: buildOutput.serverDir }),
+    ]),
+    projectRoot: buildOutput.projectRoot,
+    serverOutputDir: buildOutput.serverDir,
+  };
+  // One batch at a time: what arrives meanwhile waits in the port and joins the next batch.
+  let working: Promise<void> = Promise.resolve();
+  port.on('message', (first: IngestRequest) => {
+    working = working.then(async () => {
+      const batch = [first];
+      while (batch.length < MAX_BATCH) {
+        const next = receiveMessageOnPort(port);
+        if (!next) break;
+        batch.push(next.message as IngestRequest);
+      }
+      for (const answer of await ingestBatch(batch, database, maps)) port.postMessage(answer);
+    });
   });
-});
+}
 
-async function ingestBatch(batch: IngestRequest[]): Promise<IngestAnswer[]> {
+async function ingestBatch(
+  batch: IngestRequest[],
+  database: InboxDatabase,
+  maps: GroupingMaps | undefined,
+): Promise<IngestAnswer[]> {
   const answers: IngestAnswer[] = [];
   const accepted: Array<{ request: IngestRequest; prepared: PreparedEnvelope; eventId?: string }> =
     [];

@@ -10,8 +10,10 @@ import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
 import { groupEvent } from '../grouping/grouping';
 import type { NormalisedEvent } from '../normalise-event';
 import { readEnvelope } from '../read-envelope';
+import { wellFormedText } from '../well-formed';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
 import { type GroupingMaps, resolvedForGrouping } from './resolve-for-grouping';
+import { browserOf, osOf } from './user-agent';
 
 export type PrepareResult =
   | { ok: true; prepared: PreparedEnvelope; eventId?: string }
@@ -46,7 +48,7 @@ function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>)
   const grouping = groupEvent(grouped);
   const environment = textOf(event.environment);
   const release = textOf(event.release);
-  const url = urlOf(event);
+  const url = wellFormedText(urlOf(event));
   return {
     eventId: event.event_id,
     timestamp: Math.round(event.timestamp * 1000),
@@ -55,8 +57,9 @@ function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>)
     environment,
     release,
     url,
-    title: grouping.title,
-    culprit: grouping.culprit,
+    // SQLite keeps text as UTF-8, where a lone surrogate cannot be: U+FFFD here, once.
+    title: wellFormedText(grouping.title),
+    culprit: wellFormedText(grouping.culprit),
     hashes: grouping.hashes,
     groupingConfig: grouping.config,
     tags: tagsOf(event, { environment, release, url }),
@@ -101,11 +104,15 @@ function tagsOf(
   const add = (key: string, value: unknown) => {
     if (tags.length >= MAX_TAGS || typeof value !== 'string' || value === '') return;
     if (tags.some(([k]) => k === key)) return;
-    tags.push([key.slice(0, MAX_TAG_TEXT), value.slice(0, MAX_TAG_TEXT)]);
+    tags.push([
+      wellFormedText(key.slice(0, MAX_TAG_TEXT)),
+      wellFormedText(value.slice(0, MAX_TAG_TEXT)),
+    ]);
   };
   const contexts = isRecord(event.contexts) ? event.contexts : {};
-  add('browser', nameAndVersion(contexts.browser));
-  add('os', nameAndVersion(contexts.os));
+  const agent = userAgentOf(event);
+  add('browser', nameAndVersion(contexts.browser) ?? nameAndVersion(agent && browserOf(agent)));
+  add('os', nameAndVersion(contexts.os) ?? nameAndVersion(agent && osOf(agent)));
   add('url', pathOf(known.url));
   add('release', known.release);
   add('environment', known.environment);
@@ -122,6 +129,21 @@ function ownTags(tags: unknown): Array<[string, unknown]> {
     );
   }
   return isRecord(tags) ? Object.entries(tags) : [];
+}
+
+/** The request's User-Agent, from which Relay derives the browser and OS an event lacks. */
+function userAgentOf(event: NormalisedEvent): string | undefined {
+  const request = isRecord(event.request) ? event.request : {};
+  const headers = request.headers;
+  const pairs: Array<[unknown, unknown]> = Array.isArray(headers)
+    ? headers.filter(Array.isArray).map((pair) => [pair[0], pair[1]])
+    : isRecord(headers)
+      ? Object.entries(headers)
+      : [];
+  const found = pairs.find(
+    ([name]) => typeof name === 'string' && name.toLowerCase() === 'user-agent',
+  );
+  return typeof found?.[1] === 'string' ? found[1] : undefined;
 }
 
 function nameAndVersion(context: unknown): string | undefined {
@@ -148,5 +170,5 @@ function pathOf(url: string): string {
 }
 
 function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : '';
+  return typeof value === 'string' ? wellFormedText(value) : '';
 }

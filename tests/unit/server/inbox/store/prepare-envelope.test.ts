@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { prepareEnvelope } from '#app/server/inbox/store/prepare-envelope';
+
+const encoder = new TextEncoder();
+const NOW = Date.UTC(2026, 10, 26, 12);
+
+function envelope(event: Record<string, unknown>, header: Record<string, unknown> = {}) {
+  const body = JSON.stringify(event);
+  return encoder.encode(
+    `${JSON.stringify(header)}\n${JSON.stringify({ type: 'event', length: Buffer.byteLength(body) })}\n${body}\n`,
+  );
+}
+
+const browserEvent = {
+  event_id: 'ABCDEF01-2345-6789-ABCD-EF0123456789',
+  timestamp: NOW / 1000 - 5,
+  platform: 'javascript',
+  level: 'error',
+  environment: 'production',
+  release: 'app@1.0.0',
+  request: {
+    url: 'http://localhost:3000/sentry-example-page?x=1',
+    headers: {
+      'User-Agent':
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+    },
+  },
+  tags: { digest: 'abc' },
+  exception: {
+    values: [
+      {
+        type: 'TypeError',
+        value: 'x is undefined',
+        stacktrace: {
+          frames: [
+            {
+              filename: 'http://localhost:3000/src/page.tsx',
+              function: 'onClick',
+              lineno: 3,
+              in_app: true,
+            },
+          ],
+        },
+      },
+    ],
+  },
+};
+
+describe('prepareEnvelope', () => {
+  it('prepares an error event: normalised id, title, grouping hashes, and the breakdown’s tags', async () => {
+    // Relay takes the event's id from the envelope's header, as the SDKs send it.
+    const result = await prepareEnvelope(
+      envelope(browserEvent, { event_id: browserEvent.event_id }),
+      NOW,
+    );
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.eventId).toBe('abcdef0123456789abcdef0123456789');
+    const event = result.prepared.event;
+    expect(event).toMatchObject({
+      eventId: 'abcdef0123456789abcdef0123456789',
+      title: 'TypeError: x is undefined',
+      environment: 'production',
+      release: 'app@1.0.0',
+      url: 'http://localhost:3000/sentry-example-page?x=1',
+      groupingConfig: 'newstyle:2023-01-11',
+    });
+    expect(event?.hashes.length).toBeGreaterThan(0);
+    expect(event?.tags).toEqual([
+      ['browser', 'Chrome 156'],
+      ['os', 'Linux'],
+      ['url', '/sentry-example-page'],
+      ['release', 'app@1.0.0'],
+      ['environment', 'production'],
+      ['level', 'error'],
+      ['digest', 'abc'],
+    ]);
+    expect(JSON.parse(event?.payload ?? '{}').event_id).toBe('abcdef0123456789abcdef0123456789');
+    expect(result.prepared.counts).toMatchObject({ event: 1 });
+  });
+
+  it('groups the same bug on another line into the same hashes', async () => {
+    const moved = structuredClone(browserEvent);
+    (
+      moved.exception.values[0] as { stacktrace: { frames: Array<{ lineno: number }> } }
+    ).stacktrace.frames[0] = {
+      ...browserEvent.exception.values[0]?.stacktrace.frames[0],
+      lineno: 40,
+    } as never;
+    const [a, b] = await Promise.all([
+      prepareEnvelope(envelope(browserEvent), NOW),
+      prepareEnvelope(envelope(moved), NOW),
+    ]);
+    if (!a.ok || !b.ok) throw new Error('refused');
+    expect(b.prepared.event?.hashes).toEqual(a.prepared.event?.hashes);
+  });
+
+  it('makes text SQLite can keep: a lone surrogate in the title becomes U+FFFD', async () => {
+    const lone = structuredClone(browserEvent);
+    (lone.exception.values[0] as { value: string }).value = 'broken \ud800 text';
+    const result = await prepareEnvelope(envelope(lone), NOW);
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.prepared.event?.title).toBe('TypeError: broken \ufffd text');
+  });
+
+  it('passes Relay’s refusal on, with its status', async () => {
+    expect(await prepareEnvelope(encoder.encode('{}\n{"length":2}\n{}\n'), NOW)).toMatchObject({
+      ok: false,
+      status: 400,
+    });
+  });
+
+  it('turns session updates into release health and stores no event for them', async () => {
+    const now = new Date(NOW - 1000).toISOString();
+    const session = JSON.stringify({
+      sid: 'a'.repeat(32),
+      init: true,
+      started: now,
+      timestamp: now,
+      status: 'crashed',
+      errors: 1,
+      attrs: { release: 'app@1.0.0', environment: 'production' },
+    });
+    const result = await prepareEnvelope(
+      encoder.encode(`{}\n{"type":"session"}\n${session}\n`),
+      NOW,
+    );
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.prepared.event).toBeUndefined();
+    expect(result.prepared.sessions).toEqual([
+      {
+        release: 'app@1.0.0',
+        environment: 'production',
+        started: 1,
+        errored: 1,
+        crashed: 1,
+        abnormal: 0,
+        sessionId: 'a'.repeat(32),
+      },
+    ]);
+  });
+});
