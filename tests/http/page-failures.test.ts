@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
-import { isEntryName } from '#app/server/inbox/inbox-file-names';
 import type { FakeSentry, ReceivedRequest } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
+import { readInbox, tagOf } from '#tests/support/inbox-database';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import { FAILING_EXAMPLE_FN } from '#tests/support/server-function-paths';
 import { waitFor } from '#tests/support/wait-for';
@@ -271,17 +271,9 @@ describe('in local inbox mode', () => {
     expect(response.status).toBe(500);
     const digest = digestInPage(await response.text());
     const events = await waitFor(() => {
-      let files: string[] = [];
-      try {
-        files = readdirSync(inboxDir);
-      } catch {
-        return undefined;
-      }
-      // Finished entries only: a write in progress is a temp file that is renamed when done.
-      const found = files
-        .filter(isEntryName)
-        .flatMap((file) => eventsOfEnvelope(readFileSync(join(inboxDir, file))))
-        .filter((event) => event.tags?.digest === digest);
+      const found = readInbox(inboxDir).events.filter(
+        ({ event }) => tagOf(event, 'digest') === digest,
+      );
       return found.length > 0 ? found : undefined;
     });
     expect(events).toHaveLength(1);

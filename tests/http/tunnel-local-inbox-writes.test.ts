@@ -1,80 +1,92 @@
 /**
- * Local inbox mode, the writes themselves: the tunnel answers 200 only for an envelope that is
- * stored whole, 500 when the disk refuses it, and leaves nothing behind when it fails.
- * (The writer thread's crash and time-out paths: tests/unit/server/inbox/inbox-writer.test.ts.)
+ * Local inbox mode, the writes themselves: the tunnel answers 200 only once the event is
+ * committed, 500 when the disk refuses the write, and a refused write leaves nothing behind.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { binaryEnvelope, send } from '#tests/support/envelopes';
+import { eventId, send } from '#tests/support/envelopes';
+import { readInbox } from '#tests/support/inbox-database';
 
 const TUNNEL = '/monitoring?o=0&p=1';
 const servers: BuiltServer[] = [];
 const freshInbox = () => join(mkdtempSync(join(tmpdir(), 'tunnel-writes-')), 'inbox');
-/** Every name in the directory, temp files included. */
-const everything = (dir: string) => {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-};
-/** The stored envelopes' bytes, as sortable text. */
-const storedBytes = (dir: string) =>
-  everything(dir)
-    .filter((name) => name.endsWith('.envelope'))
-    .map((name) => readFileSync(join(dir, name)).toString('base64'))
-    .sort();
+
+/**
+ * An error event of about `size` bytes as stored: in breadcrumbs of 8 KB each, which is what
+ * ingest keeps of a breadcrumb message (Relay's limit), up to 100 of them.
+ */
+function errorEnvelope(id: string, size: number): Buffer {
+  const crumbs = Math.min(100, Math.floor(size / 8_000));
+  const event = JSON.stringify({
+    event_id: id,
+    level: 'error',
+    exception: { values: [{ type: 'Error', value: 'boom' }] },
+    breadcrumbs: Array.from({ length: crumbs }, (_, i) => ({
+      message: `${i} ${'x'.repeat(7_990)}`,
+      timestamp: Date.now() / 1000,
+    })),
+  });
+  return Buffer.from(
+    `${JSON.stringify({ event_id: id, dsn: LOCAL_INBOX_DSN })}\n${JSON.stringify({ type: 'event', length: Buffer.byteLength(event) })}\n${event}\n`,
+  );
+}
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.stop()));
 });
 
 describe('local inbox writes', () => {
-  it('answers 200 to each of many envelopes sent at once, and stores every one whole', async () => {
+  it('answers 200 to each of many envelopes sent at once, and has every one stored by then', async () => {
     const dir = freshInbox();
     const server = await startBuiltServer({ MONITORING_INBOX_DIR: dir });
     servers.push(server);
-    // Replay-like items: stored byte for byte (only events are bounded).
-    const envelopes = Array.from({ length: 150 }, (_, n) =>
-      binaryEnvelope(LOCAL_INBOX_DSN, 1_000 + ((n * 7_919) % 60_000)),
-    );
+    const ids = Array.from({ length: 150 }, () => eventId());
     const answers = await Promise.all(
-      envelopes.map((body) => send(`${server.url}${TUNNEL}`, { body })),
+      ids.map((id, n) =>
+        send(`${server.url}${TUNNEL}`, { body: errorEnvelope(id, 1_000 + ((n * 7_919) % 6_000)) }),
+      ),
     );
-    expect(answers.map((answer) => answer.status)).toEqual(envelopes.map(() => 200));
-    // Answered, so stored: nothing is still on its way to the disk.
-    expect(storedBytes(dir)).toEqual(envelopes.map((bytes) => bytes.toString('base64')).sort());
-    expect(everything(dir).filter((name) => name.startsWith('.'))).toEqual([]);
+    expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
+    // Answered, so committed: nothing is still on its way to the disk.
+    expect(
+      readInbox(dir)
+        .events.map((event) => event.eventId)
+        .sort(),
+    ).toEqual([...ids].sort());
   });
 
-  it('answers 500 when the disk refuses a write, leaves nothing of it, and stores the next', async () => {
+  it('answers 500 when the disk refuses a write, keeps nothing of it, and stores the next', async () => {
     const dir = freshInbox();
     const server = await startBuiltServer(
       { MONITORING_INBOX_DIR: dir },
-      { fileSizeLimitBytes: 64 * 1024 },
+      { fileSizeLimitBytes: 512 * 1024 },
     );
     servers.push(server);
-    // Stored first, so the directory exists and the failure is the write's own.
-    const small = binaryEnvelope(LOCAL_INBOX_DSN, 1_000);
-    expect((await send(`${server.url}${TUNNEL}`, { body: small })).status).toBe(200);
+    const small = eventId();
+    expect(
+      (await send(`${server.url}${TUNNEL}`, { body: errorEnvelope(small, 1_000) })).status,
+    ).toBe(200);
 
-    const large = binaryEnvelope(LOCAL_INBOX_DSN, 200_000);
-    const refused = await send(`${server.url}${TUNNEL}`, { body: large });
+    const refused = await send(`${server.url}${TUNNEL}`, {
+      body: errorEnvelope(eventId(), 800_000),
+    });
     expect(refused.status).toBe(500);
     expect(refused.text).toBe('local inbox failed');
     await server.stderrBarrier();
-    expect(server.output()).toMatch(/\[tunnel\] 500 local inbox failed: EFBIG: file too large/);
-    // The half-written temp file is gone; only the first envelope is there.
-    expect(everything(dir)).toHaveLength(1);
-    expect(storedBytes(dir)).toEqual([small.toString('base64')]);
+    expect(server.output()).toMatch(/\[tunnel\] 500 local inbox failed: .*(disk|full|I\/O|EFBIG)/i);
 
-    const next = binaryEnvelope(LOCAL_INBOX_DSN, 2_000);
-    expect((await send(`${server.url}${TUNNEL}`, { body: next })).status).toBe(200);
-    expect(storedBytes(dir)).toEqual([small, next].map((bytes) => bytes.toString('base64')).sort());
-    expect(everything(dir)).toHaveLength(2);
+    const next = eventId();
+    expect(
+      (await send(`${server.url}${TUNNEL}`, { body: errorEnvelope(next, 2_000) })).status,
+    ).toBe(200);
+    expect(
+      readInbox(dir)
+        .events.map((event) => event.eventId)
+        .sort(),
+    ).toEqual([small, next].sort());
   });
 });

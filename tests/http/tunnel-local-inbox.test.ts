@@ -1,5 +1,5 @@
 /** Local inbox mode (no SENTRY_DSN): the tunnel stores envelopes for the local DSN and forwards nothing. */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { eventId, send, textEnvelope } from '#tests/support/envelopes';
-import { until } from '#tests/support/wait-for';
+import { readInbox } from '#tests/support/inbox-database';
 
 let fake: FakeSentry;
 let server: BuiltServer;
@@ -24,16 +24,11 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const files = () => {
-  try {
-    return readdirSync(inboxDir).filter((name) => !name.startsWith('.'));
-  } catch {
-    return [];
-  }
-};
+/** What the inbox stored: events and counted items. */
+const stored = () => readInbox(inboxDir);
 
 describe('local inbox mode', () => {
-  it('stores an envelope for the local DSN and answers like Sentry', async () => {
+  it('stores an event for the local DSN and answers like Sentry', async () => {
     const id = eventId();
     const answer = await send(`${server.url}/monitoring?o=0&p=1`, {
       body: textEnvelope(LOCAL_INBOX_DSN, id),
@@ -42,19 +37,22 @@ describe('local inbox mode', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(JSON.parse(answer.text)).toEqual({ id });
-    await until(() => files().some((name) => readFileSync(join(inboxDir, name)).includes(id)));
+    // The tunnel answers once the event is stored.
+    expect(stored().events.map((event) => event.eventId)).toContain(id);
     expect(fake.started()).toBe(0);
   });
 
-  it('keeps envelopes that are not events too (the inbox counts them)', async () => {
-    const before = files().length;
+  it('counts envelopes that are not events, storing no event for them', async () => {
+    const before = stored();
     const spans = Buffer.from(
       `${JSON.stringify({ dsn: LOCAL_INBOX_DSN })}\n{"type":"span"}\n{"items":[]}\n`,
     );
     const answer = await send(`${server.url}/monitoring?o=0&p=1`, { body: spans });
     // The tunnel answers once the store decided: nothing is still on its way to the inbox.
     expect(answer.status).toBe(200);
-    expect(files()).toHaveLength(before + 1);
+    const after = stored();
+    expect(after.items.span).toBe((before.items.span ?? 0) + 1);
+    expect(after.events).toHaveLength(before.events.length);
   });
 
   it('keeps what a page sends without the SDK, as the browser sends it (text/plain)', async () => {
@@ -91,21 +89,20 @@ describe('local inbox mode', () => {
       });
       expect(answer.status).toBe(200);
     }
-    const stored = files().map((name) => readFileSync(join(inboxDir, name), 'utf8'));
-    expect(stored.some((text) => text.includes(id) && text.includes('sent by beacon'))).toBe(true);
-    expect(stored.some((text) => text.includes(sid) && text.includes('"type":"session"'))).toBe(
-      true,
-    );
+    const inbox = stored();
+    const beacon = inbox.events.find((event) => event.eventId === id);
+    expect(JSON.stringify(beacon?.event)).toContain('sent by beacon');
+    expect(inbox.items.session).toBeGreaterThanOrEqual(1);
   });
 
   it.each([
     ['a foreign DSN in the header', '?o=0&p=1', () => fake.dsn('1')],
     ['a query naming another project', '?o=0&p=2', () => LOCAL_INBOX_DSN],
   ])('403s %s and stores nothing', async (_name, query, dsn) => {
-    const before = files().length;
+    const before = stored();
     const answer = await send(`${server.url}/monitoring${query}`, { body: textEnvelope(dsn()) });
     expect(answer.status).toBe(403);
-    expect(files()).toHaveLength(before);
+    expect(stored()).toEqual(before);
     expect(fake.started()).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import {
   serializeEnvelope,
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { envelopeEventDetail, summarizeEnvelope } from '#app/server/inbox/envelope-summary';
+import { prepareEnvelope } from '#app/server/inbox/store/prepare-envelope';
 
 const dsn = makeDsn('http://public@localhost:3000/1');
 const toBytes = (serialized: string | Uint8Array) =>
@@ -40,49 +40,57 @@ const event: Event = {
   breadcrumbs: [{ category: 'navigation', data: { from: '/', to: '/sentry-example-page' } }],
 };
 
+/** When these envelopes arrive: the event's own time, so it is not judged too old. */
+const RECEIVED = 1_763_776_900_000;
+
+async function prepared(bytes: Uint8Array) {
+  const result = await prepareEnvelope(bytes, RECEIVED);
+  if (!result.ok) throw new Error(`refused: ${result.reason}`);
+  return result.prepared;
+}
+
 describe('envelopes made by the Sentry SDK', () => {
-  it('reads an event envelope sent through a tunnel', () => {
+  it('reads an event envelope sent through a tunnel', async () => {
     const envelope = createEventEnvelope(structuredClone(event), dsn, undefined, '/monitoring');
-    const bytes = toBytes(serializeEnvelope(envelope));
-    expect(summarizeEnvelope(bytes, 'id')).toEqual({
-      itemCounts: { event: 1 },
-      event: {
-        eventId: '9'.repeat(32),
-        timestamp: '2025-11-22T02:00:00.000Z',
-        level: 'error',
-        type: 'Error',
-        message: 'Sentry example client error ✓',
-        url: 'http://localhost:3000/sentry-example-page',
-        environment: 'development',
-        release: 'app@0.1.0',
-        digest: 'srv-1234',
-      },
+    const { event: stored, counts } = await prepared(toBytes(serializeEnvelope(envelope)));
+    expect(counts).toEqual({ event: 1 });
+    expect(stored).toMatchObject({
+      eventId: '9'.repeat(32),
+      timestamp: 1_763_776_800_000,
+      level: 'error',
+      title: 'Error: Sentry example client error ✓',
+      url: 'http://localhost:3000/sentry-example-page',
+      environment: 'development',
+      release: 'app@0.1.0',
     });
+    expect(stored?.tags).toContainEqual(['digest', 'srv-1234']);
   });
 
-  it('reads the event of an envelope that carries a binary attachment after it', () => {
+  it('reads the event of an envelope that carries a binary attachment after it', async () => {
     const binary = Uint8Array.from([0, 10, 255, 10, 13, 128]);
     const envelope = addItemToEnvelope(
       createEventEnvelope(structuredClone(event), dsn),
       createAttachmentEnvelopeItem({ filename: 'dump.bin', data: binary }),
     );
-    const bytes = toBytes(serializeEnvelope(envelope));
-    expect(summarizeEnvelope(bytes, 'id').itemCounts).toEqual({ event: 1, attachment: 1 });
-    const detail = envelopeEventDetail(bytes, 'id');
-    expect(detail?.exceptions[0]?.frames).toEqual([
-      { filename: '/app/page.tsx', function: 'onClick', lineno: 7, inApp: true },
+    const { event: stored, counts } = await prepared(toBytes(serializeEnvelope(envelope)));
+    expect(counts).toEqual({ event: 1, attachment: 1 });
+    const payload = JSON.parse(stored?.payload ?? '{}');
+    expect(payload.exception.values[0].stacktrace.frames).toEqual([
+      { filename: '/app/page.tsx', function: 'onClick', lineno: 7, in_app: true },
     ]);
-    expect(detail?.breadcrumbs).toEqual([
-      { category: 'navigation', data: '{"from":"/","to":"/sentry-example-page"}' },
-    ]);
+    expect(payload.breadcrumbs[0]).toMatchObject({
+      category: 'navigation',
+      data: { from: '/', to: '/sentry-example-page' },
+    });
   });
 
-  it('counts a client report without listing it', () => {
+  it('counts a client report without storing an event', async () => {
     const envelope = createClientReportEnvelope(
       [{ reason: 'sample_rate', category: 'error', quantity: 1 }],
       undefined,
     );
-    const summary = summarizeEnvelope(toBytes(serializeEnvelope(envelope)), 'id');
-    expect(summary).toEqual({ itemCounts: { client_report: 1 } });
+    const { event: stored, counts } = await prepared(toBytes(serializeEnvelope(envelope)));
+    expect(stored).toBeUndefined();
+    expect(counts).toEqual({ client_report: 1 });
   });
 });

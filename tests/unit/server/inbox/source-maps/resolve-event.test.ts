@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { envelopeEventDetail } from '#app/server/inbox/envelope-summary';
+import { eventDetailOf } from '#app/server/inbox/inbox-event';
 import { normaliseEvent } from '#app/server/inbox/normalise-event';
 import { debugImagesOf } from '#app/server/inbox/source-maps/debug-images';
 import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
@@ -10,7 +10,6 @@ import {
   resolveTopFrame,
   TOP_FRAME_SEARCH,
 } from '#app/server/inbox/source-maps/resolve-event';
-import { envelopeBytes } from '#tests/fixtures/inbox-envelopes';
 import {
   buildFixture,
   CHUNK_URL,
@@ -39,13 +38,10 @@ function inboxInput(debugId: unknown = fixture.map.debugId): ResolveEventInput {
     exception: { values: [{ ...fixture.exception, stacktrace: { frames } }] },
     debug_meta: { images: [{ type: 'sourcemap', code_file: CHUNK_URL, debug_id: debugId }] },
   };
-  const bytes = envelopeBytes({ event_id: EVENT_ID }, [
-    { header: { type: 'event' }, payload: event },
-  ]);
-  const detail = envelopeEventDetail(bytes, EVENT_ID);
-  if (!detail) throw new Error('the inbox did not read the event');
-  // The stored event is bounded (depth 3): the images must survive that.
-  return { exceptions: detail.exceptions, debugImages: debugImagesOf(normaliseEvent(event)) };
+  // Stored as ingest stores it (normalised), read back as the pages read it.
+  const stored = normaliseEvent(event, { eventId: EVENT_ID, receivedAt: new Date() });
+  const detail = eventDetailOf(stored, EVENT_ID);
+  return { exceptions: detail.exceptions, debugImages: debugImagesOf(stored) };
 }
 
 async function storeWith(files: Record<string, string>) {
