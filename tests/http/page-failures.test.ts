@@ -2,7 +2,7 @@
  * Server-side failures over real HTTP against the production build: status, what the body
  * carries (never the error's text), one JSON log line, one Sentry event tagged with the digest.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

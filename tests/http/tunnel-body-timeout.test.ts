@@ -3,7 +3,7 @@
  * SENTRY_TUNNEL_BODY_TIMEOUT_MS (else 408 and the socket closed), and after answers that leave
  * a body unread (408, 413, 504) the server closes the socket instead of reading on.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
