@@ -4,6 +4,7 @@
  * a log that a flood cannot fill (issue 22, findings 5 and 7).
  */
 import { type IncomingHttpHeaders, request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { LINES_PER_KIND_PER_MINUTE } from '#app/server/logging/rate-limited-log';
@@ -11,6 +12,7 @@ import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
+import { SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
 
 const LONG_ID = 'a'.repeat(201);
 
@@ -145,5 +147,37 @@ describe('a flood of rejected tunnel posts', () => {
     const before = server.output().length;
     await fetch(`${server.url}/monitoring?o=0&p=1`, { method: 'GET' }).then((r) => r.text());
     expect(await server.printedSince(before)).toMatch(/^\[tunnel\] 405 method GET not allowed/);
+  });
+});
+
+describe('clients that abort server-function bodies', () => {
+  let server: BuiltServer;
+  beforeAll(async () => {
+    server = await startBuiltServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('cost one line an episode, not a stack each', async () => {
+    const mark = server.output().length;
+    const { hostname, port } = new URL(server.url);
+    for (let i = 0; i < 30; i++) {
+      await new Promise<void>((done) => {
+        const socket = connect({ host: hostname, port: Number(port) }, () => {
+          socket.write(
+            `POST ${SIGN_IN_TO_INBOX_FN} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"data":{"token":"`,
+          );
+          // Long enough for the server to start reading the body, then gone.
+          setTimeout(() => socket.destroy(), 20);
+        });
+        socket.on('close', () => done());
+        socket.on('error', () => undefined);
+      });
+    }
+    // The aborts are noticed as each socket closes: wait for the first line, if any is coming.
+    const printed = await server.printedSince(mark);
+    expect(printed).not.toContain('H3Error');
+    expect(printed).not.toMatch(/^\s+at /m);
+    expect(printed.match(/\[request error\]/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 });
