@@ -30,6 +30,8 @@ const BAD_INBOX_REQUESTS: Array<[path: string, status: number]> = [
   ['/./errors', 404],
   ['/x/../errors', 404],
   ['/errors%2F..%2Ferrors', 404],
+  ['/\\errors', 404],
+  ['/errors\\', 404],
 ];
 
 /** A GET as a browser sends it, with the path exactly as given (fetch would normalise it). */
@@ -179,5 +181,52 @@ describe('clients that abort server-function bodies', () => {
     expect(printed).not.toMatch(/^\s+at /m);
     expect(printed.match(/\[request error\]/g)?.length ?? 0).toBeLessThanOrEqual(1);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+});
+
+describe('malformed hosts and methods', () => {
+  let server: BuiltServer;
+  beforeAll(async () => {
+    server = await startBuiltServer();
+  });
+  afterAll(() => server?.stop());
+
+  /** A request with these headers as given (node:http sends a Host of its own otherwise). */
+  function raw(method: string, path: string, headers: Record<string, string>) {
+    const { hostname, port } = new URL(server.url);
+    return new Promise<number>((done, fail) => {
+      const socket = connect({ host: hostname, port: Number(port) }, () => {
+        const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+        socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join('')}Connection: close\r\n\r\n`);
+      });
+      let head = '';
+      socket.on('data', (chunk) => {
+        head += chunk.toString('latin1');
+      });
+      socket.on('end', () => done(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0)));
+      socket.on('error', fail);
+    });
+  }
+
+  it.each(['a^b', 'a|b', 'a<b', 'a@b', 'a:99999', '[::1', 'a%zz'])(
+    'answers Host %j 400 on a page and a server function, logging nothing',
+    async (host) => {
+      const mark = server.output().length;
+      const ua = { 'User-Agent': BROWSER_USER_AGENT };
+      expect(await raw('GET', '/about', { Host: host, ...ua })).toBe(400);
+      expect(await raw('GET', `${SIGN_IN_TO_INBOX_FN}?createServerFn`, { Host: host, ...ua })).toBe(
+        400,
+      );
+      expect(
+        await raw('GET', '/about', { Host: 'localhost', 'X-Forwarded-Host': host, ...ua }),
+      ).toBe(400);
+      expect(await server.printedSince(mark)).toBe('');
+    },
+  );
+
+  it('answers TRACE 405, logging nothing', async () => {
+    const mark = server.output().length;
+    expect(await raw('TRACE', '/about', { Host: 'localhost' })).toBe(405);
+    expect(await server.printedSince(mark)).toBe('');
   });
 });

@@ -26,7 +26,10 @@ export interface TunnelOptions {
    * together (then 503).
    */
   localBuffer: ByteBudget;
-  /** Forwards to Sentry whose body is still arriving, per client (then 429). */
+  /**
+   * Envelopes whose body is still arriving, per client, forwarded to Sentry or stored in the
+   * local inbox (then 429): slow uploads serve a request, so no eviction closes them.
+   */
   streamingForwards: ClientSlots;
   /** One line per rejected or failed request; never envelope contents. */
   log(line: string): void;
