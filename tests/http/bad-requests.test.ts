@@ -12,7 +12,7 @@ import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
-import { SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
+import { GET_INBOX_EVENT_FN, SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
 
 const LONG_ID = 'a'.repeat(201);
 
@@ -83,6 +83,16 @@ describe('bad URLs in local inbox mode', () => {
     const list = await get(server, '/errors');
     expect(list.status).toBe(200);
     expect(list.body).toContain('0 events in 0 envelopes');
+  });
+
+  it('answers a BigInt where a server function takes a string 400, not a reported failure', async () => {
+    const mark = server.output().length;
+    const payload = encodeURIComponent(JSON.stringify({ data: { eventId: { $bigint: '1' } } }));
+    const answer = await get(server, `${GET_INBOX_EVENT_FN}?createServerFn&payload=${payload}`);
+    expect(answer.status).toBe(400);
+    const printed = await server.printedSince(mark);
+    expect(printed).not.toContain('"level":"error"');
+    expect(printed).toMatch(/\[server-fn\] 400 invalid input/);
   });
 
   it('still serves the inbox itself, a real page number and an unknown id as before', async () => {
