@@ -60,6 +60,8 @@ export default defineConfig({
     // Our own entry in place of nitro's: server limits, load shedding, security headers, the
     // tunnel and /health ahead of everything, graceful shutdown (docs/decisions/0600-*.md).
     entry: resolve('app/server/node/node-server.entry.ts'),
+    // nitro's error answer, with its log line rate-limited (app/server/node/request-errors.server.ts).
+    errorHandler: resolve('app/server/node/request-errors.server.ts'),
     // Parse the environment once at start; a bad value stops the server (see env.server.ts).
     plugins: [
       resolve('app/server/startup.server.ts'),

@@ -18,6 +18,8 @@ import {
 
 /** Render places (CONCURRENT_RENDERS), and as many server-function places. */
 const PLACES = 8;
+/** Clients enough that each keeps within SERVER_FUNCTION_CALLS_PER_CLIENT (half the places). */
+const CLIENTS = 4;
 
 let server: BuiltServer;
 
@@ -31,11 +33,11 @@ interface Answer {
   body: string;
 }
 
-function get(path: string, agent?: Agent): Promise<Answer> {
+function get(path: string, agent?: Agent, localAddress?: string): Promise<Answer> {
   return new Promise((done, fail) => {
     const req = request(
       `${server.url}${path}`,
-      { agent, headers: { 'user-agent': BROWSER_USER_AGENT } },
+      { agent, localAddress, headers: { 'user-agent': BROWSER_USER_AGENT } },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -62,10 +64,10 @@ function callPath(path: string, data: unknown): string {
  * 100-continue` makes Node answer "100 Continue" just before it hands the request to the
  * server's handler, so once that arrives the call has been admitted (or put in line).
  */
-function heldCall(): Promise<{ socket: Socket; answered: () => boolean }> {
+function heldCall(localAddress: string): Promise<{ socket: Socket; answered: () => boolean }> {
   const { hostname, port, host } = new URL(server.url);
   return new Promise((done, fail) => {
-    const socket = connect({ host: hostname, port: Number(port) });
+    const socket = connect({ host: hostname, port: Number(port), localAddress });
     let received = '';
     socket.on('error', () => {});
     socket.on('data', (chunk) => {
@@ -88,7 +90,10 @@ function heldCall(): Promise<{ socket: Socket; answered: () => boolean }> {
 
 describe('server-function calls wait apart from pages', () => {
   it(`pages render while ${2 * PLACES} calls hold or wait for every server-function place`, async () => {
-    const held = await Promise.all(Array.from({ length: 2 * PLACES }, () => heldCall()));
+    // From clients of their own (127.0.6.x), each within its share of the places.
+    const held = await Promise.all(
+      Array.from({ length: 2 * PLACES }, (_, i) => heldCall(`127.0.6.${1 + (i % CLIENTS)}`)),
+    );
     try {
       for (let i = 0; i < 10; i++) {
         const about = await get('/about');
@@ -104,14 +109,35 @@ describe('server-function calls wait apart from pages', () => {
     // time out (REQUEST_TIMEOUT_MS, 30 s), since it waited longer than MAX_RENDER_WAIT_MS.
   }, 45_000);
 
+  it('holds one client to half the places: its next call is a 429, another client’s call is answered', async () => {
+    const held = await Promise.all(Array.from({ length: PLACES / 2 }, () => heldCall('127.0.8.1')));
+    try {
+      const refused = await get(callPath(GET_APP_OVERVIEW_FN, {}), undefined, '127.0.8.1');
+      expect(refused.status).toBe(429);
+      const other = await get(callPath(GET_APP_OVERVIEW_FN, {}), undefined, '127.0.8.2');
+      expect(other.status).toBe(200);
+    } finally {
+      for (const call of held) call.socket.destroy();
+    }
+  });
+
   it('16 looping callers of getRuntimeHealth, asking for 2 s samples, leave every page answered', async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+    const agents = Array.from(
+      { length: CLIENTS },
+      () => new Agent({ keepAlive: true, maxSockets: 4 }),
+    );
     const calls: Answer[] = [];
     let calling = true;
-    const callers = Array.from({ length: 16 }, async () => {
+    const callers = Array.from({ length: 16 }, async (_, i) => {
       // What the public function once took: how long the server should watch, up to 2 s.
       while (calling)
-        calls.push(await get(callPath(GET_RUNTIME_HEALTH_FN, { sampleMs: 2000 }), agent));
+        calls.push(
+          await get(
+            callPath(GET_RUNTIME_HEALTH_FN, { sampleMs: 2000 }),
+            agents[i % CLIENTS],
+            `127.0.7.${1 + (i % CLIENTS)}`,
+          ),
+        );
     });
     const pages: Answer[] = [];
     try {
@@ -119,7 +145,7 @@ describe('server-function calls wait apart from pages', () => {
     } finally {
       calling = false;
       await Promise.all(callers);
-      agent.destroy();
+      for (const agent of agents) agent.destroy();
     }
     expect(pages.map((page) => page.status)).toEqual(Array(20).fill(200));
     expect(calls.length).toBeGreaterThanOrEqual(16);

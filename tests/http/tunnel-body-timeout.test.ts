@@ -197,12 +197,14 @@ describe('local inbox mode: many slow clients at once', () => {
     const before = server.output().length;
     clients.push(
       ...(await Promise.all(
-        Array.from({ length: CLIENTS }, () =>
+        // From addresses of their own, each within its 8 uploads still arriving.
+        Array.from({ length: CLIENTS }, (_, i) =>
           slowPost({
             origin: server.url,
             path: '/monitoring?o=0&p=1',
             contentLength: ANNOUNCED,
             start: envelopeStart(LOCAL_INBOX_DSN),
+            localAddress: `127.0.10.${1 + (i % 50)}`,
           }),
         ),
       )),

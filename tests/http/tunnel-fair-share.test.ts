@@ -101,6 +101,27 @@ describe('local inbox mode: the 64 MiB receive buffer', () => {
   }, 60_000);
 });
 
+describe('local inbox mode: uploads still arriving', () => {
+  let server: BuiltServer;
+  beforeAll(async () => {
+    server = await startBuiltServer({
+      SENTRY_TUNNEL_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_S * 1000),
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('holds a client to 8 small uploads still arriving (429 for the 9th), while another client’s reports are stored', async () => {
+    const trickle = () => stalled(server.url, '127.0.9.1', LOCAL_INBOX_DSN, 1000, 200);
+    const held: SlowClient[] = [];
+    for (let i = 0; i < 8; i++) held.push(await trickle());
+    const ninth = await trickle();
+    await until(() => ninth.status() !== undefined, 10_000);
+    expect(ninth.status()).toBe(429);
+    expect(held.filter((client) => client.status() !== undefined)).toEqual([]);
+    expect(await realReports(server.url, LOCAL_INBOX_DSN, 5)).toEqual(Array(5).fill(200));
+  });
+});
+
 describe('Sentry mode: connections to Sentry', () => {
   let fake: FakeSentry;
   let server: BuiltServer;

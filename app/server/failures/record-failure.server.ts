@@ -3,6 +3,7 @@
  * Callers get back a PublicServerError to throw or serialise in place of the original.
  */
 
+import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { computeDigest } from './digest.server';
@@ -26,12 +27,25 @@ const { originals, publicErrors } = processShared('sanitised-failures', () => ({
 /** Replaces an error by its public form, keeping the original here for `recordFailure`. */
 export function sanitiseFailure(error: unknown, phase: FailurePhase): PublicServerError {
   if (isPublicServerError(error)) return error;
+  // A server function's public error, read back by the loader that called it during SSR: the
+  // failure was recorded where it happened, under this digest. Passed on, never recorded again
+  // (it was logged twice, and the page showed a digest of its own).
+  const relayed = relayedDigestOf(error);
+  if (relayed) return new PublicServerError(relayed);
   const seen = typeof error === 'object' && error !== null ? publicErrors.get(error) : undefined;
   if (seen) return seen;
   const publicError = new PublicServerError(computeDigest(error));
   originals.set(publicError, { error, phase, recorded: false });
   if (typeof error === 'object' && error !== null) publicErrors.set(error, publicError);
   return publicError;
+}
+
+/** The digest of a PublicServerError that crossed a serializer (its class is lost on the way). */
+function relayedDigestOf(error: unknown): string | undefined {
+  if (!(error instanceof Error) || error.name !== 'ServerError') return undefined;
+  if (error.message !== SERVER_FAILURE_MESSAGE) return undefined;
+  const digest = (error as { digest?: unknown }).digest;
+  return typeof digest === 'string' && /^[0-9a-f]{10}$/.test(digest) ? digest : undefined;
 }
 
 /** Logs and reports a sanitised failure once; later calls for the same error do nothing. */
@@ -43,12 +57,10 @@ export function recordFailure(
   if (!original || original.recorded) return;
   original.recorded = true;
   const full: FailureContext = { phase: original.phase, ...context };
-  // Limited per digest: a request that trips one bug in a loop cannot fill the disk, and it
-  // cannot hide a different failure either.
-  errorLimited(
-    `failure ${publicError.digest}`,
-    failureLogLine(original.error, publicError.digest, full),
-  );
+  // Limited per route (a page's route, a server function's id): a fixed set, so a client that
+  // varies a failure's message (and so its digest) cannot open kinds without end, and a loop
+  // on one route cannot hide another route's failure.
+  errorLimited(`failure ${full.route}`, failureLogLine(original.error, publicError.digest, full));
   reportServerFailure(original.error, publicError.digest, full);
 }
 

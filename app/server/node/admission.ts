@@ -64,7 +64,14 @@ export function createAdmission(
   limits: AdmissionLimits,
   now: () => number,
   defer: (task: () => void) => void,
+  /**
+   * Runs `task` after `ms`: a request that has waited `maxWaitMs` is refused then, even when no
+   * place is given back (8 calls whose bodies trickle held every place for 30 s, and the line
+   * waited with them). Without it, a wait is judged only when the line moves.
+   */
+  later?: (task: () => void, ms: number) => void,
 ): Admission {
+  let expiryArmed = false;
   let working = 0;
   let open = 0;
   // When this turn's first start happened; undefined until one does.
@@ -95,6 +102,21 @@ export function createAdmission(
     drainScheduled = false;
     turnStartedAt = undefined;
     startNext();
+  };
+
+  /** Wakes when the head of the line will have waited too long, to refuse it then. */
+  const armExpiry = () => {
+    const head = line[0];
+    if (!later || expiryArmed || head === undefined) return;
+    expiryArmed = true;
+    later(
+      () => {
+        expiryArmed = false;
+        startNext();
+        armExpiry();
+      },
+      Math.max(1, head.since + limits.maxWaitMs + 1 - now()),
+    );
   };
 
   const hasRoom = () => working < limits.concurrency && open < limits.maxOpen;
@@ -157,6 +179,7 @@ export function createAdmission(
       }
       line.push({ request, since: now() });
       scheduleDrain();
+      armExpiry();
     },
     working: () => working,
     open: () => open,

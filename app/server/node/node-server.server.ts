@@ -37,6 +37,7 @@ import {
   describeMonitoring,
   describeSpotlight,
 } from '#app/server/monitoring-mode.server';
+import { clientKeyOf } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers';
 import { bodyLimitRefusal } from '#app/server/server-function-calls/body-limit';
 import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
@@ -44,11 +45,13 @@ import {
   SERVER_FUNCTION_BASE,
   serverFunctionIdOf,
 } from '#app/server/server-function-calls/server-function-id';
+import { createClientSlots } from '#app/server/tunnel/client-share';
 import { theTunnel } from '#app/server/tunnel/tunnel-instance.server';
 import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
 import { createAdmission } from './admission';
 import { cacheControlOf } from './cache-policy';
 import { decodeLoadedSourceMaps } from './decode-source-maps.server';
+import { hostRefusal, pathRefusal, REFUSED_METHODS } from './entry-refusals';
 import { lagMonitor } from './event-loop-lag.server';
 import { handleShutdownSignals } from './graceful-shutdown.server';
 import { isHiddenBuildFile } from './hidden-files';
@@ -56,7 +59,6 @@ import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
 import { stampPeerAddress } from './peer-address';
 import { shareConnections } from './per-client-connections.server';
 import { listPublicFiles } from './public-files.server';
-import { pathRefusal } from './request-path';
 import {
   CONCURRENT_RENDERS,
   CONCURRENT_SERVER_FUNCTION_CALLS,
@@ -64,6 +66,7 @@ import {
   MAX_RENDER_WAIT_MS,
   MAX_WAITING_RENDERS,
   RENDER_TURN_BUDGET_MS,
+  SERVER_FUNCTION_CALLS_PER_CLIENT,
   SERVER_FUNCTION_TURN_BUDGET_MS,
   serverLimits,
 } from './server-limits';
@@ -102,6 +105,7 @@ const pages = createAdmission(
   },
   now,
   setImmediate,
+  waitThenRun,
 );
 const serverFunctions = createAdmission(
   {
@@ -113,7 +117,15 @@ const serverFunctions = createAdmission(
   },
   now,
   setImmediate,
+  waitThenRun,
 );
+
+const callsPerClient = createClientSlots(SERVER_FUNCTION_CALLS_PER_CLIENT);
+
+/** A timer that never keeps the process alive on its own. */
+function waitThenRun(task: () => void, ms: number): void {
+  setTimeout(task, ms).unref();
+}
 
 const server = new Server(
   {
@@ -140,6 +152,16 @@ const server = new Server(
     const badPath = pathRefusal(path);
     if (badPath) {
       answerText(res, badPath.status, badPath.reason);
+      return;
+    }
+    const badHost = hostRefusal(req.headers.host, req.headers['x-forwarded-host']);
+    if (badHost) {
+      answerText(res, 400, badHost);
+      return;
+    }
+    if (REFUSED_METHODS.has(req.method ?? '')) {
+      res.setHeader('allow', 'GET, HEAD, POST');
+      answerText(res, 405, 'Method not allowed');
       return;
     }
     if (isHiddenBuildFile(path) || isVariantRequest(path, publicFiles)) {
@@ -176,6 +198,18 @@ const server = new Server(
       return;
     }
     if (kind === 'server-function') {
+      const client = clientKeyOf(req.socket.remoteAddress);
+      if (!callsPerClient.enter(client)) {
+        warnLimited(
+          'server-function call refused',
+          `[server] 429 ${req.method} ${path}: client ${client} has ${SERVER_FUNCTION_CALLS_PER_CLIENT} server-function calls running or waiting`,
+          1,
+        );
+        res.setHeader('retry-after', '1');
+        answerText(res, 429, 'Too many calls at once from this client; try again in a moment.');
+        return;
+      }
+      res.once('close', () => callsPerClient.leave(client));
       serverFunctions.admit({
         start: (place) => {
           res.once('close', place.release);

@@ -30,6 +30,12 @@ export const MAX_OPEN_PAGES = 1_000;
 /** Server-function calls running at once: a line of their own, apart from pages. */
 export const CONCURRENT_SERVER_FUNCTION_CALLS = 8;
 /**
+ * Server-function calls one client may have running or waiting at once (past it, 429): half the
+ * places, so that one client trickling its bodies cannot take every place (8 such calls held
+ * sign-in, sign-out and the home page's calls for everyone, 30 s at a time).
+ */
+export const SERVER_FUNCTION_CALLS_PER_CLIENT = CONCURRENT_SERVER_FUNCTION_CALLS / 2;
+/**
  * How long renders may keep one turn of the event loop before the rest wait for the next
  * (./admission.ts). Two turns, one to accept and one to read, must fit well inside the 100 ms
  * that /health and the tunnel are promised under load.

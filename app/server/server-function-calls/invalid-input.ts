@@ -17,6 +17,9 @@ export interface InputIssue {
   message: string;
 }
 
+/** V8's words when JSON.stringify meets a BigInt. */
+const BIGINT_ISSUES = /^Do not know how to serialize a BigInt$/;
+
 /** Caps that keep the answer and the warning line short whatever the input was. */
 const MAX_ISSUES = 3;
 const MAX_PATH_CHARS = 100;
@@ -24,6 +27,11 @@ const MAX_MESSAGE_CHARS = 160;
 
 /** The issues of a validator failure, or undefined for any other error. */
 export function invalidInputIssues(error: unknown): InputIssue[] | undefined {
+  // Start's serializer reads `{"$bigint":"1"}` as a BigInt; the validator refuses it, and Start
+  // then fails to write the issues (they hold the input) as JSON: a TypeError, not the issues.
+  if (error instanceof TypeError && BIGINT_ISSUES.test(error.message)) {
+    return [{ path: '', message: 'a BigInt, which no input here takes' }];
+  }
   if (error instanceof v.ValiError) {
     return error.issues.map((issue) => ({
       path: v.getDotPath(issue) ?? pathOf(issue.path),

@@ -41,6 +41,25 @@ export function storeInLocalInbox(
     return false;
   };
   if (!hold(exchange.received)) return;
+  // An envelope still arriving holds one of its client's slots until its body has ended: a
+  // client trickling many small uploads held connections no eviction may close (each serves a
+  // request) and filled the server's connection cap from a dozen addresses.
+  if (!ended) {
+    const slots = options.streamingForwards;
+    if (!slots.enter(client)) {
+      exchange.head = [];
+      exchange.overShare(`client ${client} has ${slots.perClient} envelopes arriving already`);
+      return;
+    }
+    let held = true;
+    const leave = () => {
+      if (!held) return;
+      held = false;
+      slots.leave(client);
+    };
+    req.once('end', leave);
+    res.once('close', leave);
+  }
   const save = () => {
     holding.arrived();
     const { head } = exchange;

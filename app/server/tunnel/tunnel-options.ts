@@ -31,7 +31,10 @@ export interface TunnelOptions {
   localBuffer: ByteBudget;
   /** Each client's rate into the local inbox: envelopes and bytes (then 429). */
   localRate: ClientRate;
-  /** Forwards to Sentry whose body is still arriving, per client (then 429). */
+  /**
+   * Envelopes whose body is still arriving, per client, forwarded to Sentry or stored in the
+   * local inbox (then 429): slow uploads serve a request, so no eviction closes them.
+   */
   streamingForwards: ClientSlots;
   /** One line per rejected or failed request; never envelope contents. */
   log(line: string): void;

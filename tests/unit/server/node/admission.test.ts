@@ -98,6 +98,36 @@ describe('createAdmission', () => {
     expect(log).toEqual(['start a', 'refuse b: waited too long', 'start c']);
   });
 
+  it('refuses a request once it has waited too long, even while every place stays taken', () => {
+    const log: string[] = [];
+    const loop = turns();
+    let clock = 0;
+    const timers: Array<{ at: number; task: () => void }> = [];
+    const admission = createAdmission(
+      { ...ROOMY, concurrency: 1, maxQueued: 5, maxWaitMs: 100 },
+      () => clock,
+      loop.defer,
+      (task, ms) => timers.push({ at: clock + ms, task }),
+    );
+    admission.admit(request(log, 'held').waiting);
+    admission.admit(request(log, 'b').waiting);
+    clock = 60;
+    admission.admit(request(log, 'c').waiting);
+    const fire = (to: number) => {
+      clock = to;
+      for (const timer of timers.splice(0)) {
+        if (timer.at <= to) timer.task();
+        else timers.push(timer);
+      }
+    };
+    fire(101);
+    expect(log).toEqual(['start held', 'refuse b: waited too long']);
+    fire(161);
+    expect(log).toEqual(['start held', 'refuse b: waited too long', 'refuse c: waited too long']);
+    expect(admission.queued()).toBe(0);
+    expect(timers).toEqual([]);
+  });
+
   it('skips a client that left while waiting, without answering it', () => {
     const log: string[] = [];
     const loop = turns();

@@ -47,8 +47,16 @@ describe('invalidInputIssues: validator failures, and nothing else', () => {
     ]);
   });
 
+  it('reads a BigInt input as invalid input: Start fails to write its issues as JSON', () => {
+    const error = thrownBy(() => JSON.stringify({ input: 1n }));
+    expect(invalidInputIssues(error)).toEqual([
+      { path: '', message: 'a BigInt, which no input here takes' },
+    ]);
+  });
+
   it.each([
     ['an ordinary error', new Error('database down')],
+    ['another TypeError', new TypeError('x is not a function')],
     ['an error whose message is a JSON array of other things', new Error('[1, 2]')],
     ['an error whose message only starts like JSON', new Error('[db] down')],
     ['an empty JSON array', new Error('[]')],

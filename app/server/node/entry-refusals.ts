@@ -1,0 +1,77 @@
+/**
+ * What the server's entry refuses before any route sees it: malformed paths, hosts and methods.
+ * Each would otherwise reach Start, which throws on it (a 500, a failure logged and reported),
+ * or reach a route under a spelling its policy does not know. Pure.
+ *
+ * Paths:
+ *
+ * - A malformed percent-escape (`/errors/%`) is the client's mistake: 400. The router used to
+ *   answer it 200 with an empty document.
+ * - A path that is not in its one canonical form (`//errors`, `/./errors`, `/a/../errors`, also
+ *   spelled with `%2F` or `%2E`, or with a backslash, which browsers read as a slash) is 404. Such spellings reach the same route under a path that
+ *   path-based policy (the inbox's `no-store`) does not recognise; no browser sends them for a
+ *   link of ours, and redirecting `//host` to anything is how open redirects start.
+ * - Control characters (`%00`, `%0A`) are 400: they belong in no path of ours, and a `%0A` in a
+ *   logged path forges log lines.
+ */
+
+export interface PathRefusal {
+  status: 400 | 404;
+  reason: string;
+}
+
+export function pathRefusal(path: string): PathRefusal | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return { status: 400, reason: 'Bad request: malformed percent-encoding in the path' };
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
+  if (/[\u0000-\u001f\u007f]/.test(decoded)) {
+    return { status: 400, reason: 'Bad request: control character in the path' };
+  }
+  if (!decoded.startsWith('/') || decoded.includes('\\') || /\/\/|\/\.\.?(?:\/|$)/.test(decoded)) {
+    return { status: 404, reason: 'Not found' };
+  }
+  return undefined;
+}
+
+/**
+ * `Host` (and `X-Forwarded-Host`, which Start and nitro also read) must be a host name, IPv4 or
+ * bracketed IPv6 address, with an optional port: Start builds the request's URL from it, and
+ * `Host: a b`, `a^b` or `a:99999` made every page a 500 with a stack in the log. A missing Host
+ * (HTTP/1.0) is left to the app, which answers as for any host.
+ */
+export function hostRefusal(
+  host: string | undefined,
+  forwardedHost: string | string[] | undefined,
+): string | undefined {
+  if (host !== undefined && !isHost(host)) return 'Bad request: invalid Host header';
+  if (forwardedHost !== undefined) {
+    const values = Array.isArray(forwardedHost) ? forwardedHost : forwardedHost.split(',');
+    if (!values.every((value) => isHost(value.trim()))) {
+      return 'Bad request: invalid X-Forwarded-Host header';
+    }
+  }
+  return undefined;
+}
+
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?|\[[0-9a-f:.]{2,45}\])(?::(\d{1,5}))?$/i;
+
+function isHost(value: string): boolean {
+  const match = HOST.exec(value);
+  if (!match || value.length > 255) return false;
+  const port = match[1];
+  if (port !== undefined && Number(port) > 65_535) return false;
+  try {
+    new URL(`http://${value}/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Methods no route of ours answers, refused with 405 (TRACE made Start throw: a 500 each). */
+export const REFUSED_METHODS = new Set(['TRACE', 'TRACK', 'CONNECT']);

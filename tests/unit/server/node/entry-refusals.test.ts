@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { hostRefusal, pathRefusal } from '#app/server/node/entry-refusals';
+
+it.each([
+  ['/', undefined],
+  ['/errors', undefined],
+  ['/errors/', undefined],
+  ['/errors/0123456789abcdef0123456789abcdef', undefined],
+  ['/_build/assets/client-AbC123.js', undefined],
+  ['/about%20us', undefined],
+  ['/caf%C3%A9', undefined],
+  ['/a.b/c..d/.well-known', undefined],
+  ['/errors/%', 400],
+  ['/%', 400],
+  ['/about/%zz', 400],
+  ['/errors/%E0%A4%A', 400],
+  ['/errors/%00', 400],
+  ['/errors%0A[server]%20forged', 400],
+  ['//errors', 404],
+  ['/./errors', 404],
+  ['/errors/.', 404],
+  ['/errors/..', 404],
+  ['/x/../errors', 404],
+  ['/%2Ferrors', 404],
+  ['/%2E/errors', 404],
+  ['/x/%2E%2E/errors', 404],
+  ['errors', 404],
+  ['/\\errors', 404],
+  ['/errors\\', 404],
+  ['/errors%5Cx', 404],
+])('%s → %s', (path, status) => {
+  expect(pathRefusal(path)?.status).toBe(status);
+});
+
+describe('hostRefusal', () => {
+  it.each([
+    ['localhost:3000', undefined],
+    ['127.0.0.1:3000', undefined],
+    ['example.com', undefined],
+    ['example.com.', undefined],
+    ['xn--bcher-kva.example:443', undefined],
+    ['[::1]:3000', undefined],
+    ['[2001:db8::1]', undefined],
+    ['a b', 'Bad request: invalid Host header'],
+    ['a^b', 'Bad request: invalid Host header'],
+    ['a|b', 'Bad request: invalid Host header'],
+    ['a<b', 'Bad request: invalid Host header'],
+    ['a@b', 'Bad request: invalid Host header'],
+    ['a%zz', 'Bad request: invalid Host header'],
+    ['a:99999', 'Bad request: invalid Host header'],
+    ['a:b', 'Bad request: invalid Host header'],
+    ['::1', 'Bad request: invalid Host header'],
+    ['[::1', 'Bad request: invalid Host header'],
+    ['[v1.x]', 'Bad request: invalid Host header'],
+    ['', 'Bad request: invalid Host header'],
+    [undefined, undefined],
+  ])('Host %j → %j', (host, refusal) => {
+    expect(hostRefusal(host, undefined)).toBe(refusal);
+  });
+
+  it('checks every X-Forwarded-Host value a proxy chain sent', () => {
+    expect(hostRefusal('localhost', 'example.com, proxy.local:8080')).toBeUndefined();
+    expect(hostRefusal('localhost', 'example.com, a b')).toBe(
+      'Bad request: invalid X-Forwarded-Host header',
+    );
+    expect(hostRefusal('localhost', ['ok.example', 'a^b'])).toBe(
+      'Bad request: invalid X-Forwarded-Host header',
+    );
+  });
+});
