@@ -75,6 +75,8 @@ describe('parseServerEnv', () => {
     ['ALLOWED_HOSTS', 'example.com,http://x', '"http://x" is not a host name'],
     ['SENTRY_TUNNEL_BODY_TIMEOUT_MS', '0', 'must be at least 1'],
     ['LOAD_SHEDDING_LAG_MS', 'fast', 'must be a whole number'],
+    ['MONITORING_INBOX_MAX_EVENTS', '50', 'must be at least 100'],
+    ['MONITORING_INBOX_MAX_EVENTS', 'lots', 'must be a whole number'],
     ['SENTRY_SPOTLIGHT', 'maybe', "must be true, false or the Spotlight sidecar's http:// URL"],
   ])('rejects %s=%j naming it', (name, value, reason) => {
     const result = parseServerEnv({ [name]: value });
