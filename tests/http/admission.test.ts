@@ -155,6 +155,7 @@ describe('server-function calls wait apart from pages', () => {
       // The window is the server's, whatever was asked; and no diagnostics.
       expect(result.windowMs).toBeLessThan(2000);
       expect(Object.keys(result).sort()).toEqual([
+        'eventLoopDelayMaxMs',
         'eventLoopDelayP50Ms',
         'eventLoopDelayP99Ms',
         'uptimeSeconds',

@@ -23,6 +23,8 @@ export interface EventLoopWindow {
   meanMs: number;
   p50Ms: number;
   p99Ms: number;
+  /** The longest the loop was held in the window: the one stall a mean and a p99 hide. */
+  maxMs: number;
 }
 
 export interface EventLoopWindows {
@@ -80,8 +82,15 @@ function startWindows(): EventLoopWindows {
             meanMs: lag(histogram.mean),
             p50Ms: lag(histogram.percentile(50)),
             p99Ms: lag(histogram.percentile(99)),
+            maxMs: lag(histogram.max),
           }
-        : { windowMs: Math.round(windowMs), meanMs: blocked, p50Ms: blocked, p99Ms: blocked };
+        : {
+            windowMs: Math.round(windowMs),
+            meanMs: blocked,
+            p50Ms: blocked,
+            p99Ms: blocked,
+            maxMs: blocked,
+          };
     histogram.reset();
     last = window;
     endingNow?.resolve(window);

@@ -12,6 +12,8 @@ export interface RuntimeHealth {
   windowMs: number;
   eventLoopDelayP50Ms: number;
   eventLoopDelayP99Ms: number;
+  /** The window's longest delay: a stall of the loop, however short the rest. */
+  eventLoopDelayMaxMs: number;
   uptimeSeconds: number;
 }
 
@@ -20,6 +22,7 @@ function healthOf(window: EventLoopWindow): RuntimeHealth {
     windowMs: window.windowMs,
     eventLoopDelayP50Ms: window.p50Ms,
     eventLoopDelayP99Ms: window.p99Ms,
+    eventLoopDelayMaxMs: window.maxMs,
     uptimeSeconds: Math.round(process.uptime()),
   };
 }

@@ -26,11 +26,13 @@ describe('runtime health', () => {
     await nextRuntimeHealth();
     const health = await latestRuntimeHealth();
     expect(Object.keys(health).sort()).toEqual([
+      'eventLoopDelayMaxMs',
       'eventLoopDelayP50Ms',
       'eventLoopDelayP99Ms',
       'uptimeSeconds',
       'windowMs',
     ]);
     expect(health.eventLoopDelayP99Ms).toBeGreaterThanOrEqual(health.eventLoopDelayP50Ms);
+    expect(health.eventLoopDelayMaxMs).toBeGreaterThanOrEqual(health.eventLoopDelayP99Ms);
   });
 });
