@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { eventId } from '#tests/support/envelopes';
+import { readInbox } from '#tests/support/inbox-database';
 import { until } from '#tests/support/wait-for';
 
 const encoder = new TextEncoder();
@@ -100,33 +101,14 @@ function post(
   });
 }
 
-/** What the inbox database holds, read beside the server. */
+/** What the inbox database holds, read beside the server: issues, event ids, item counts. */
 function inboxCounts(dir: string) {
-  const db = new Database(join(dir, 'inbox.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    return {
-      issues: db
-        .prepare('SELECT id, title, event_count AS count FROM issues ORDER BY id')
-        .all() as Array<{
-        id: number;
-        title: string;
-        count: number;
-      }>,
-      events: (db.prepare('SELECT event_id FROM events').all() as Array<{ event_id: string }>).map(
-        (row) => row.event_id,
-      ),
-      items: Object.fromEntries(
-        (
-          db.prepare('SELECT type, count FROM item_counts').all() as Array<{
-            type: string;
-            count: number;
-          }>
-        ).map((row) => [row.type, row.count]),
-      ),
-    };
-  } finally {
-    db.close();
-  }
+  const inbox = readInbox(dir);
+  return {
+    issues: inbox.issues.map(({ id, title, count }) => ({ id, title, count })),
+    events: inbox.events.map((event) => event.eventId),
+    items: inbox.items,
+  };
 }
 
 function freshDir(): string {

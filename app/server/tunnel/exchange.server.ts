@@ -51,10 +51,18 @@ export class Exchange {
    * the SDK wait; the line is rate-limited (a flood of them is the point of the share).
    */
   overShare(reason: string): void {
+    this.tooMuch(reason, clientShareHeaders(this.options.bodyTimeoutMs));
+  }
+
+  /** Past the client's rate into the local inbox: 429, and the SDK waits `retryAfterSeconds`. */
+  overRate(reason: string, retryAfterSeconds: number): void {
+    this.tooMuch(reason, clientRateHeaders(retryAfterSeconds));
+  }
+
+  /** A 429 with `headers`; as rejectAndClose, the rest of a slow body is not waited for. */
+  private tooMuch(reason: string, headers: Record<string, string>): void {
     if (this.answered) return;
     this.options.logLimited('tunnel 429', tunnelLogLine(429, reason));
-    const headers = clientShareHeaders(this.options.bodyTimeoutMs);
-    // As rejectAndClose: the rest of a slow body is not waited for.
     if (this.req.complete) {
       this.answer(429, reason, PLAIN_TEXT, headers);
       this.discardRest();
@@ -64,18 +72,27 @@ export class Exchange {
     this.closeAfterAnswer();
   }
 
-  /** Past the client's rate into the local inbox: 429, and the SDK waits `retryAfterSeconds`. */
-  overRate(reason: string, retryAfterSeconds: number): void {
-    if (this.answered) return;
-    this.options.logLimited('tunnel 429', tunnelLogLine(429, reason));
-    const headers = clientRateHeaders(retryAfterSeconds);
-    if (this.req.complete) {
-      this.answer(429, reason, PLAIN_TEXT, headers);
-      this.discardRest();
-      return;
+  /**
+   * Holds one of the client's slots for envelopes still arriving until the body has ended or
+   * the exchange closed; false (and a 429 sent) when the client holds them all. Slow uploads
+   * serve a request, so no connection eviction would close them: this is their bound.
+   */
+  holdArrivingSlot(what: string): boolean {
+    const slots = this.options.streamingForwards;
+    const client = this.client;
+    if (!slots.enter(client)) {
+      this.overShare(`client ${client} has ${slots.perClient} envelopes ${what} already`);
+      return false;
     }
-    this.answer(429, reason, PLAIN_TEXT, { ...headers, connection: 'close' });
-    this.closeAfterAnswer();
+    let held = true;
+    const leave = () => {
+      if (!held) return;
+      held = false;
+      slots.leave(client);
+    };
+    this.req.once('end', leave);
+    this.res.once('close', leave);
+    return true;
   }
 
   /** Reads the body with these listeners until the returned stop, or until an answer stops all. */

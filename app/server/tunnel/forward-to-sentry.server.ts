@@ -50,7 +50,7 @@ class Forward {
     // Whole: the body has ended, or every byte it announced is here.
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
     const streaming = !ended && exchange.received !== declared;
-    if (streaming && !this.holdStreamingSlot()) return;
+    if (streaming && !this.exchange.holdArrivingSlot('streaming to Sentry')) return;
     const upstream = options.upstream.post(
       destination.envelopeUrl,
       forwardedHeaders(req),
@@ -68,28 +68,6 @@ class Forward {
       return;
     }
     exchange.read(this.onBodyData, this.onBodyEnd);
-  }
-
-  /** One of the client's streaming slots until its body has ended (or the exchange has). */
-  private holdStreamingSlot(): boolean {
-    const { exchange } = this;
-    const { req, res, options, client } = exchange;
-    const slots = options.streamingForwards;
-    if (!slots.enter(client)) {
-      exchange.overShare(
-        `client ${client} has ${slots.perClient} envelopes streaming to Sentry already`,
-      );
-      return false;
-    }
-    let held = true;
-    const leave = () => {
-      if (!held) return;
-      held = false;
-      slots.leave(client);
-    };
-    req.once('end', leave);
-    res.once('close', leave);
-    return true;
   }
 
   private readonly onBodyData = (chunk: Buffer): void => {

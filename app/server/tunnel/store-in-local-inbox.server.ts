@@ -44,21 +44,9 @@ export function storeInLocalInbox(
   // An envelope still arriving holds one of its client's slots until its body has ended: a
   // client trickling many small uploads held connections no eviction may close (each serves a
   // request) and filled the server's connection cap from a dozen addresses.
-  if (!ended) {
-    const slots = options.streamingForwards;
-    if (!slots.enter(client)) {
-      exchange.head = [];
-      exchange.overShare(`client ${client} has ${slots.perClient} envelopes arriving already`);
-      return;
-    }
-    let held = true;
-    const leave = () => {
-      if (!held) return;
-      held = false;
-      slots.leave(client);
-    };
-    req.once('end', leave);
-    res.once('close', leave);
+  if (!ended && !exchange.holdArrivingSlot('arriving')) {
+    exchange.head = [];
+    return;
   }
   const save = () => {
     holding.arrived();
