@@ -8,75 +8,15 @@
  * Formatting is the `dynfmt` crate's, which Relay uses
  * (https://github.com/jan-auer/dynfmt/blob/master/src/python.rs and src/curly.rs):
  * - a template with `%` is old-style Python: `%s`, `%d`, `%(name)s`, `%%`, …; `d`, `i`, `u`, `f`,
- *   `g`, `c` and `s` all print the value as it is; `r` prints it as JSON; `o`, `x`, `X` need an
- *   integer. Flags, width and precision are read and not applied.
+ *   `g`, `c` and `s` all print the value as it is (numbers as Rust prints them: no exponent);
+ *   `r` prints it as JSON; `o`, `x`, `X` need an integer (`#` adds Rust's `0x`/`0o`). Width and
+ *   precision are read and not applied.
  * - otherwise a template with `{` takes `{}` (the next parameter), `{0}` and `{name}`.
  * Positions read `params` as a list, names as an object. Any parameter missing, null or of the
- * wrong kind, and the message stays unformatted. Pure.
+ * wrong kind, and the message stays unformatted. Pure; the one formatter of the app (the
+ * grouping reads its result too, ./grouping/grouping.ts).
  */
 import { isRecord } from '#app/server/is-record';
-
-const PYTHON = /%(?:\((\w+)\))?([#0\- +|]*)(\*|\d+)?(?:.(\*|\d+))?[hlL|]*([diouxXeEfFgGcrs%|])/g;
-const CURLY = /\{(\w+)?\}/g;
-
-class FormatError extends Error {}
-
-/** The message Relay would compute from a template and its params, or undefined. */
-export function formatMessage(template: string, params: unknown): string | undefined {
-  let next = 0;
-  const positional = () => argument(params, next++);
-  try {
-    if (template.includes('%')) {
-      return template.replace(PYTHON, (_match, key, _flags, width, precision, type: string) => {
-        if (type === '%') return '%';
-        if (type === '|') throw new FormatError();
-        if (width === '*') positional();
-        if (precision === '*') positional();
-        return formatValue(key === undefined ? positional() : argument(params, key), type);
-      });
-    }
-    if (template.includes('{')) {
-      return template.replace(CURLY, (_match, key: string | undefined) => {
-        if (key === undefined) return formatValue(positional(), 's');
-        return formatValue(argument(params, /^\d+$/.test(key) ? Number(key) : key), 's');
-      });
-    }
-  } catch (error) {
-    if (error instanceof FormatError) return undefined;
-    throw error;
-  }
-  return undefined;
-}
-
-function argument(params: unknown, position: number | string): unknown {
-  const value =
-    typeof position === 'number'
-      ? Array.isArray(params)
-        ? params[position]
-        : undefined
-      : isRecord(params) && Object.hasOwn(params, position)
-        ? params[position]
-        : undefined;
-  if (value === undefined || value === null) throw new FormatError();
-  return value;
-}
-
-function formatValue(value: unknown, type: string): string {
-  if (type === 'r') return JSON.stringify(value);
-  if (type === 'o' || type === 'x' || type === 'X') {
-    if (!Number.isInteger(value)) throw new FormatError();
-    const text = (value as number).toString(type === 'o' ? 8 : 16);
-    return type === 'X' ? text.toUpperCase() : text;
-  }
-  if (type === 'e' || type === 'E') {
-    if (typeof value !== 'number' || Number.isInteger(value)) throw new FormatError();
-    const text = value.toExponential().replace('e+', 'e');
-    return type === 'E' ? text.toUpperCase() : text;
-  }
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
 /**
  * The logentry Relay keeps, from the event's `logentry` or else its legacy `message`; undefined
@@ -102,4 +42,210 @@ export function normaliseLogentry(
   }
   result.formatted = formatted;
   return result;
+}
+
+/**
+ * A template filled in with its params, as Relay does (the `dynfmt` crate): `%s`, `%d`,
+ * `%(name)s`, `%%`… when it has a `%`, else `{}`, `{0}`, `{name}` when it has a `{`; undefined
+ * when it cannot be filled (a missing param, a list where a map is needed, …), and Relay then
+ * shows the template.
+ */
+export function formatMessage(format: string, params: unknown): string | undefined {
+  if (format.includes('%')) return formatWith(format, pythonSpecs(format), params);
+  if (format.includes('{')) return formatWith(format, curlySpecs(format), params);
+  return undefined;
+}
+
+type Position = { auto: true } | { index: number } | { key: string };
+
+interface Spec {
+  start: number;
+  end: number;
+  position: Position;
+  /** Python's conversion character, or 's' for curly braces. */
+  type: string;
+  alternate: boolean;
+}
+
+/** Formats spec by spec: one failure fails the whole message, as dynfmt does. */
+function formatWith(
+  format: string,
+  specs: Spec[] | undefined,
+  params: unknown,
+): string | undefined {
+  if (!specs) return undefined;
+  if (specs.length === 0) return format;
+  let out = '';
+  let last = 0;
+  let next = 0;
+  for (const spec of specs) {
+    out += format.slice(last, spec.start);
+    last = spec.end;
+    if (spec.type === '%') {
+      out += '%';
+      continue;
+    }
+    let arg: unknown;
+    const position = spec.position;
+    if ('key' in position) {
+      if (!isPlainObject(params) || !Object.hasOwn(params, position.key)) return undefined;
+      arg = params[position.key];
+    } else {
+      const index = 'index' in position ? position.index : next++;
+      if (!Array.isArray(params) || index >= params.length) return undefined;
+      arg = params[index];
+    }
+    // Relay reads a null param as a missing one.
+    if (arg === null || arg === undefined) return undefined;
+    const text = formatArgument(arg, spec);
+    if (text === undefined) return undefined;
+    out += text;
+  }
+  return out + format.slice(last);
+}
+
+const WORD_CHAR = /[\p{L}\p{M}\p{Nd}\p{Pc}]/u;
+const PY_TYPES = new Set('diouxXeEfFgGcrs%|');
+const PY_FLAGS = new Set('#|0- +');
+const PY_LENGTH = new Set('hlL|');
+
+/**
+ * dynfmt's `PythonFormat` specs, parsed by hand rather than with its regex so a long run of
+ * digits after a `%` cannot make it backtrack: `%`, an optional `(key)`, flags, width, an
+ * optional precision after any one character, length modifiers, then the conversion type.
+ * Where no spec starts at a `%`, the `%` is text, as with the regex.
+ */
+function pythonSpecs(format: string): Spec[] | undefined {
+  const specs: Spec[] = [];
+  let from = 0;
+  for (;;) {
+    const start = format.indexOf('%', from);
+    if (start < 0) return specs;
+    const spec = pythonSpecAt(format, start);
+    if (spec === null) {
+      from = start + 1;
+      continue;
+    }
+    // dynfmt fails on a `|` conversion and panics on a `|` flag: no formatting either way.
+    if (spec === undefined) return undefined;
+    specs.push(spec);
+    from = spec.end;
+  }
+}
+
+function pythonSpecAt(format: string, start: number): Spec | null | undefined {
+  let i = start + 1;
+  let key: string | undefined;
+  if (format[i] === '(') {
+    let j = i + 1;
+    while (j < format.length && WORD_CHAR.test(format[j] as string)) j++;
+    if (j > i + 1 && format[j] === ')') {
+      key = format.slice(i + 1, j);
+      i = j + 1;
+    }
+  }
+  const flagsStart = i;
+  while (i < format.length && PY_FLAGS.has(format[i] as string)) i++;
+  const flags = format.slice(flagsStart, i);
+  i = skipCount(format, i);
+  const tail = (at: number): { end: number; type: string } | null => {
+    let k = at;
+    while (k < format.length && PY_LENGTH.has(format[k] as string)) k++;
+    const type = format[k];
+    return type !== undefined && PY_TYPES.has(type) ? { end: k + 1, type } : null;
+  };
+  // The regex first tries a precision (any character but a newline, then a count), then none.
+  let found: { end: number; type: string } | null = null;
+  if (i < format.length && format[i] !== '\n') {
+    const afterCount = skipCount(format, i + 1);
+    if (afterCount > i + 1) found = tail(afterCount);
+  }
+  found ??= tail(i);
+  if (!found) return null;
+  if (found.type === '|' || flags.includes('|')) return undefined;
+  return {
+    start,
+    end: found.end,
+    position: key === undefined ? { auto: true } : { key },
+    type: found.type,
+    alternate: flags.includes('#'),
+  };
+}
+
+/** Past a `*` or a run of digits, if there is one. */
+function skipCount(format: string, at: number): number {
+  if (format[at] === '*') return at + 1;
+  let i = at;
+  while (i < format.length && (format[i] as string) >= '0' && (format[i] as string) <= '9') i++;
+  return i;
+}
+
+/** dynfmt's `SimpleCurlyFormat`: `{}`, `{0}`, `{name}`; no escapes. */
+function curlySpecs(format: string): Spec[] {
+  const specs: Spec[] = [];
+  for (const match of format.matchAll(/\{([\p{L}\p{M}\p{Nd}\p{Pc}]+)?\}/gu)) {
+    const key = match[1];
+    const position: Position =
+      key === undefined ? { auto: true } : /^\d+$/.test(key) ? { index: Number(key) } : { key };
+    const start = match.index;
+    specs.push({ start, end: start + match[0].length, position, type: 's', alternate: false });
+  }
+  return specs;
+}
+
+/**
+ * One argument as dynfmt writes it: strings, numbers and booleans as they read, null as "null",
+ * lists and maps as compact JSON; `%r` as JSON; `%x`/`%o` only for whole numbers, `%e` only
+ * for fractions. Anything else fails the whole message.
+ */
+function formatArgument(arg: unknown, spec: Spec): string | undefined {
+  const type = spec.type;
+  const json = (value: unknown) => JSON.stringify(value, null, spec.alternate ? 2 : undefined);
+  if (type === 'r') return json(arg);
+  if ('xXo'.includes(type)) {
+    if (typeof arg !== 'number' || !Number.isInteger(arg)) return undefined;
+    // Rust prints a negative number's two's complement for hex and octal.
+    const value = arg < 0 ? BigInt.asUintN(64, BigInt(arg)) : BigInt(arg);
+    const digits = value.toString(type === 'o' ? 8 : 16);
+    const text = type === 'X' ? digits.toUpperCase() : digits;
+    return spec.alternate ? (type === 'o' ? '0o' : '0x') + text : text;
+  }
+  if ('eE'.includes(type)) {
+    if (typeof arg !== 'number' || Number.isInteger(arg)) return undefined;
+    const text = rustExp(arg);
+    return type === 'E' ? text.toUpperCase() : text;
+  }
+  if (typeof arg === 'string') return arg;
+  if (typeof arg === 'boolean') return String(arg);
+  if (typeof arg === 'number') return rustNumber(arg);
+  if (typeof arg === 'object') return json(arg);
+  return undefined;
+}
+
+/** Rust's `Display` for a JSON number: never an exponent ("0.0000001", not "1e-7"). */
+function rustNumber(value: number): string {
+  const text = String(value);
+  const at = text.indexOf('e');
+  if (at < 0) return text;
+  const sign = value < 0 ? '-' : '';
+  const digits = text.slice(sign.length, at).replace('.', '');
+  const pointAt = text.slice(sign.length, at).indexOf('.');
+  const point = (pointAt < 0 ? at - sign.length : pointAt) + Number(text.slice(at + 1));
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** Rust's `{:e}`: "1.5e3", "1e-7". */
+function rustExp(value: number): string {
+  const [mantissa, exponent] = value.toExponential().split('e');
+  return `${mantissa}e${Number(exponent)}`;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -53,6 +53,7 @@
  * grouping an event, or the function is used.
  */
 import { createHash } from 'node:crypto';
+import { normaliseLogentry } from '../logentry';
 import {
   applyContributionRules,
   classifyFrames,
@@ -61,8 +62,6 @@ import {
 } from './enhancements';
 import {
   collapseWhitespace,
-  type Logentry,
-  normalizeLogentry,
   normalizeMessageForGrouping,
   PY_SPACE,
   pyStrip,
@@ -227,7 +226,7 @@ function readEvent(input: unknown): EventData {
       return read;
     });
   }
-  const logentry = normalizeLogentry(event.logentry ?? event.message);
+  const logentry = logentryOf(event.logentry, event.message);
   if (logentry) data.logentry = logentry;
   data.checksum = text(event.checksum);
   data.transaction = text(event.transaction);
@@ -813,6 +812,25 @@ function threadsVariants(event: EventData): ByVariant {
     );
   }
   return new Map([['app', component('threads', [], false)]]);
+}
+
+/** The template ("User %s failed") only when it differs from `formatted`, as Relay keeps them. */
+interface Logentry {
+  message?: string;
+  formatted?: string;
+}
+
+/** Relay's logentry (../logentry.ts), its texts only; undefined when both are empty. */
+function logentryOf(logentry: unknown, legacyMessage: unknown): Logentry | undefined {
+  const entry = normaliseLogentry(logentry, legacyMessage);
+  const read = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const message = read(entry?.message);
+  const formatted = read(entry?.formatted);
+  if (message === undefined && formatted === undefined) return undefined;
+  return {
+    ...(message !== undefined ? { message } : {}),
+    ...(formatted !== undefined ? { formatted } : {}),
+  };
 }
 
 function messageVariants(logentry: Logentry): ByVariant {

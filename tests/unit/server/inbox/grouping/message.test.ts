@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatLogentry,
-  normalizeLogentry,
-  normalizeMessageForGrouping,
-  parameterize,
-} from '#app/server/inbox/grouping/message';
+import { normalizeMessageForGrouping, parameterize } from '#app/server/inbox/grouping/message';
+import { formatMessage, normaliseLogentry } from '#app/server/inbox/logentry';
 
 /**
  * Sentry's own table (getsentry/sentry tests/sentry/grouping/test_parameterization.py,
@@ -197,7 +193,7 @@ describe('normalizeMessageForGrouping', () => {
   });
 });
 
-describe('formatLogentry: Relay’s normalize_logentry', () => {
+describe('logentry formatting, as Relay’s normalize_logentry (../../logentry.ts)', () => {
   it.each<[string, string, unknown, string]>([
     // Relay's own tests (relay-event-normalization/src/normalize/logentry.rs)
     ['python', 'hello, %s!', ['world'], 'hello, world!'],
@@ -230,20 +226,21 @@ describe('formatLogentry: Relay’s normalize_logentry', () => {
     ['%x of a string', '%x', ['ff'], '%x'],
     ['% wins over {}', '%s {}', ['a', 'b'], 'a {}'],
   ])('%s', (_name, message, params, expected) => {
-    expect(formatLogentry(message, params)).toBe(expected);
+    expect(formatMessage(message, params) ?? message).toBe(expected);
   });
 
   it('keeps the template beside the formatted text, as Relay does', () => {
-    expect(normalizeLogentry({ message: 'User %s failed', params: ['bob'] })).toEqual({
+    expect(normaliseLogentry({ message: 'User %s failed', params: ['bob'] }, undefined)).toEqual({
       message: 'User %s failed',
+      params: ['bob'],
       formatted: 'User bob failed',
     });
-    expect(normalizeLogentry({ message: 'plain' })).toEqual({ formatted: 'plain' });
-    expect(normalizeLogentry({ message: 'same', formatted: 'same' })).toEqual({
+    expect(normaliseLogentry({ message: 'plain' }, undefined)).toEqual({ formatted: 'plain' });
+    expect(normaliseLogentry({ message: 'same', formatted: 'same' }, undefined)).toEqual({
       formatted: 'same',
     });
-    expect(normalizeLogentry('legacy message')).toEqual({ formatted: 'legacy message' });
-    expect(normalizeLogentry({ params: [1] })).toBeUndefined();
+    expect(normaliseLogentry(undefined, 'legacy message')).toEqual({ formatted: 'legacy message' });
+    expect(normaliseLogentry({ params: [1] }, undefined)).toBeUndefined();
   });
 });
 
@@ -265,6 +262,6 @@ describe('time-safety on hostile 8 KB strings', () => {
 
   it('formats a `%` followed by 8 KB of digits without backtracking', () => {
     const template = `%${'1'.repeat(8192)}`;
-    expect(formatLogentry(template, [1])).toBe(template);
+    expect(formatMessage(template, [1]) ?? template).toBe(template);
   });
 });
