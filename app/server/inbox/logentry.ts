@@ -242,10 +242,6 @@ function rustExp(value: number): string {
   return `${mantissa}e${Number(exponent)}`;
 }
 
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
