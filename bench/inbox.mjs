@@ -316,7 +316,8 @@ process.on('exit', () => {
     for (const [what, path] of [
       ['/errors (last seen)', '/errors'],
       ['/errors?sort=count', '/errors?sort=count'],
-      ['/errors?search=number 42', '/errors?search=number%2042'],
+      ['/errors?q=number 42 (title, culprit and page)', '/errors?q=number%2042'],
+      ['/errors?q=/page/42 (a page)', '/errors?q=%2Fpage%2F42'],
       ['/errors?environment=development&page=20', '/errors?environment=development&page=20'],
       ["an issue's page", '/errors/issues/4242'],
     ]) {

@@ -176,6 +176,14 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Tag values kept per key and issue; the rest are summed under "other". */
 const MAX_TAG_VALUES = 100;
+/** Tag keys kept per issue (the breakdown's own five and the event's tags); later keys are not kept. */
+const MAX_TAG_KEYS = 30;
+/** Release and environment pairs in release health; past it, new pairs count as "(other)". */
+const MAX_HEALTH_ROWS = 1_000;
+/** Rows of release health the list shows, the most sessions first. */
+const MAX_HEALTH_SHOWN = 50;
+/** Values the environment and release filters offer, the most events first. */
+const MAX_FACET_VALUES = 200;
 const OTHER_TAG_VALUE = '(other)';
 
 export function openInboxDatabase(path: string, options: InboxDatabaseOptions): InboxDatabase {
@@ -291,7 +299,14 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
     return { kind: 'stored', issueId, isNewIssue, regressed };
   };
 
-  const recordSession = (s: WriteStatements, session: PreparedSession, receivedAt: number) => {
+  const recordSession = (s: WriteStatements, given: PreparedSession, receivedAt: number) => {
+    // Releases and environments come from the client: past MAX_HEALTH_ROWS pairs, new ones are
+    // counted together, so a client inventing releases cannot grow the table or the page.
+    const known = s.healthRowExists.get(given.release, given.environment) !== undefined;
+    const full = !known && (s.healthRows.get() as { n: number }).n >= MAX_HEALTH_ROWS;
+    const session = full
+      ? { ...given, release: OTHER_TAG_VALUE, environment: OTHER_TAG_VALUE }
+      : given;
     s.ensureHealth.run(session.release, session.environment);
     if (session.started > 0)
       s.addTo.sessions.run(session.started, session.release, session.environment);
@@ -498,7 +513,9 @@ function prepare(db: Database.Database, readonly: boolean) {
     environmentsOf: db.prepare(
       'SELECT environment FROM issue_environments WHERE issue_id = ? ORDER BY count DESC, environment',
     ),
-    tagsOf: db.prepare('SELECT key, value, count FROM issue_tags WHERE issue_id = ?'),
+    tagsOf: db.prepare(
+      `SELECT key, value, count FROM issue_tags WHERE issue_id = ? ORDER BY count DESC LIMIT ${MAX_TAG_KEYS * MAX_TAG_VALUES}`,
+    ),
     releasesOf: db.prepare(
       'SELECT release FROM issue_releases WHERE issue_id = ? ORDER BY first_seen, release',
     ),
@@ -519,11 +536,18 @@ function prepare(db: Database.Database, readonly: boolean) {
     olderEvent: db.prepare(
       'SELECT event_id FROM events WHERE issue_id = @issue AND (received_at < @at OR (received_at = @at AND id < @id)) ORDER BY received_at DESC, id DESC LIMIT 1',
     ),
+    // The filters offer the most common values: what a client sends cannot make the page huge.
     environments: db.prepare(
-      'SELECT DISTINCT environment AS v FROM issue_environments ORDER BY environment',
+      `SELECT v FROM (SELECT environment AS v, sum(count) AS n FROM issue_environments
+         GROUP BY environment ORDER BY n DESC LIMIT ${MAX_FACET_VALUES}) ORDER BY v`,
     ),
-    releases: db.prepare('SELECT DISTINCT release AS v FROM issue_releases ORDER BY release'),
-    health: db.prepare('SELECT * FROM release_health ORDER BY release DESC, environment'),
+    releases: db.prepare(
+      `SELECT v FROM (SELECT release AS v, sum(count) AS n FROM issue_releases
+         GROUP BY release ORDER BY n DESC LIMIT ${MAX_FACET_VALUES}) ORDER BY v`,
+    ),
+    health: db.prepare(
+      `SELECT * FROM release_health ORDER BY sessions DESC, release DESC, environment LIMIT ${MAX_HEALTH_SHOWN}`,
+    ),
     itemCounts: db.prepare('SELECT type, count FROM item_counts ORDER BY type'),
     totals: db.prepare(
       `SELECT (SELECT count(*) FROM issues) AS issues,
@@ -577,13 +601,18 @@ function prepareWrites(db: Database.Database) {
        ON CONFLICT DO UPDATE SET count = count + 1, first_seen = min(first_seen, excluded.first_seen),
          last_seen = max(last_seen, excluded.last_seen)`,
     ),
-    // A new value is taken only while the key has fewer than MAX_TAG_VALUES; else no change.
+    // A new value is taken only while the key has fewer than MAX_TAG_VALUES (else it counts as
+    // "(other)"), and a new key only while the issue has fewer than MAX_TAG_KEYS (else dropped).
     countTag: db.prepare(
       `INSERT INTO issue_tags (issue_id, key, value, count)
        SELECT @issue, @key, @value, 1
        WHERE EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = @issue AND key = @key AND value = @value)
-          OR (SELECT count(*) FROM issue_tags WHERE issue_id = @issue AND key = @key) < ${MAX_TAG_VALUES}
-          OR @value = '${OTHER_TAG_VALUE}'
+          OR (
+            (SELECT count(*) FROM issue_tags WHERE issue_id = @issue AND key = @key) < ${MAX_TAG_VALUES}
+            AND (EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = @issue AND key = @key)
+              OR (SELECT count(DISTINCT key) FROM issue_tags WHERE issue_id = @issue) < ${MAX_TAG_KEYS}))
+          OR (@value = '${OTHER_TAG_VALUE}'
+            AND EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = @issue AND key = @key))
        ON CONFLICT DO UPDATE SET count = count + 1`,
     ),
     insertEvent: db.prepare(
@@ -603,6 +632,10 @@ function prepareWrites(db: Database.Database) {
       `UPDATE issues SET status = @status, regressed = CASE WHEN @status = 'unresolved' THEN regressed ELSE 0 END WHERE id = @id`,
     ),
     pruneSessionOutcomes: db.prepare('DELETE FROM session_outcomes WHERE seen_at < ?'),
+    healthRowExists: db.prepare(
+      'SELECT 1 FROM release_health WHERE release = ? AND environment = ?',
+    ),
+    healthRows: db.prepare('SELECT count(*) AS n FROM release_health'),
     ensureHealth: db.prepare(
       'INSERT OR IGNORE INTO release_health (release, environment) VALUES (?, ?)',
     ),
@@ -643,7 +676,7 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   if (query.search !== undefined && query.search !== '') {
     where.push(
       `(title LIKE @search ESCAPE '\\' OR culprit LIKE @search ESCAPE '\\'
-        OR id IN (SELECT issue_id FROM events WHERE url LIKE @search ESCAPE '\\'))`,
+        OR id IN (SELECT issue_id FROM issue_tags WHERE key = 'url' AND value LIKE @search ESCAPE '\\'))`,
     );
     params.search = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   }

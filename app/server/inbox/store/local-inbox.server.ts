@@ -6,8 +6,8 @@
  * A store that cannot be used is loud, not empty: `problem()` says why, the start line and
  * /health say so, /errors shows it, and every report fails with that reason.
  */
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health-signals.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
@@ -50,7 +50,7 @@ export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
   let database: InboxDatabase | undefined;
   let problem: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     database = openInboxDatabase(databasePath, { maxEvents });
   } catch (error) {
     problem = `the inbox database ${databasePath} cannot be opened: ${messageOf(error)}`;
@@ -143,12 +143,30 @@ function importLegacyEnvelopes(inbox: LocalInbox): void {
         }
         refused++;
       }
-      unlinkSync(path);
+      try {
+        unlinkSync(path);
+      } catch {
+        // Another server on this inbox imported it at the same time: stored once either way.
+      }
     }
     console.log(
       `[inbox] imported ${imported} envelope(s) from the file store into ${DATABASE_FILE}${refused > 0 ? ` (${refused} refused as invalid)` : ''}`,
     );
   })();
+}
+
+/**
+ * `mkdir -p` that ends: Node 20's recursive mkdirSync never returns for a path under /proc (it
+ * retries the parent forever), so each missing level is made on its own, and the first that
+ * cannot be made throws.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; !existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const level of missing) mkdirSync(level);
 }
 
 function receivedAtOf(name: string): number {

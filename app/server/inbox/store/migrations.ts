@@ -103,4 +103,8 @@ export const MIGRATIONS: readonly string[] = [
     count INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // 2: search reads the issues' page tags by value, not every stored event's URL.
+  `
+  CREATE INDEX issue_tags_key_value ON issue_tags (key, value);
+  `,
 ];

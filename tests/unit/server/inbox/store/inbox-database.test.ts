@@ -135,7 +135,15 @@ describe('the list', () => {
       NOW,
     );
     db.ingest(
-      [event({ hashes: ['b'], title: 'Beta', release: 'app@2.0.0', url: 'http://x/checkout' })],
+      [
+        event({
+          hashes: ['b'],
+          title: 'Beta',
+          release: 'app@2.0.0',
+          url: 'http://x/checkout',
+          tags: [['url', '/checkout']],
+        }),
+      ],
       NOW,
     );
     db.ingest([event({ hashes: ['b'], title: 'Beta' })], NOW);
@@ -302,7 +310,37 @@ describe('the file', () => {
     handle.pragma('user_version = 99');
     handle.close();
     expect(() => openInboxDatabase(path, { maxEvents: 1 })).toThrow(
-      /version 99, newer than this app knows \(1\)/,
+      /version 99, newer than this app knows \(2\)/,
     );
+  });
+});
+
+describe('what a client cannot grow without bound', () => {
+  it('keeps at most 30 tag keys an issue, so invented keys cannot swell its page', () => {
+    const { db } = open();
+    for (let i = 0; i < 10; i++) {
+      const tags: Array<[string, string]> = Array.from({ length: 20 }, (_, k) => [
+        `key-${i}-${k}`,
+        'v',
+      ]);
+      db.ingest([event({ tags })], NOW);
+    }
+    expect(db.issue(1, NOW)?.tags.length).toBe(30);
+  });
+
+  it('counts release health past 1,000 release and environment pairs together', () => {
+    const { db } = open();
+    const sessions = Array.from({ length: 1_200 }, (_, i) => ({
+      release: `rel-${i}`,
+      environment: 'production',
+      started: 1,
+      errored: 0,
+      crashed: 0,
+      abnormal: 0,
+    }));
+    db.ingest([{ sessions, counts: { session: 1_200 } }], NOW);
+    const health = db.releaseHealth();
+    expect(health.length).toBeLessThanOrEqual(50);
+    expect(health.find((row) => row.release === '(other)')?.sessions).toBe(200);
   });
 });
