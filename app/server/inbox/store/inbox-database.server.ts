@@ -321,11 +321,19 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
     }
   };
 
+  /**
+   * Raw events back under the cap, the least useful first: the oldest that are neither their
+   * issue's first nor its latest; then, when every event left is one of those (more issues than
+   * the cap), the oldest first events; then the oldest of all. Counts stay with every issue.
+   */
   const evict = () => {
     const s = statements.write();
-    const { n } = s.countEvents.get() as { n: number };
-    const excess = n - options.maxEvents;
-    if (excess > 0) s.evictOldest.run(excess);
+    for (const stage of [s.evictMiddle, s.evictFirsts, s.evictOldest]) {
+      const { n } = s.countEvents.get() as { n: number };
+      const excess = n - options.maxEvents;
+      if (excess <= 0) return;
+      stage.run(excess);
+    }
   };
 
   const ingestBatch = db.transaction((batch: readonly PreparedEnvelope[], receivedAt: number) => {
@@ -620,13 +628,25 @@ function prepareWrites(db: Database.Database) {
        VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @payload)`,
     ),
     countEvents: db.prepare('SELECT count(*) AS n FROM events'),
-    // The oldest events that are neither their issue's first nor its latest.
-    evictOldest: db.prepare(
+    // The oldest events that are neither their issue's first nor its latest (each issue's ends
+    // found once per eviction, not once per event).
+    evictMiddle: db.prepare(
       `DELETE FROM events WHERE id IN (
-         SELECT e.id FROM events e
-         WHERE e.id <> (SELECT min(id) FROM events f WHERE f.issue_id = e.issue_id)
-           AND e.id <> (SELECT max(id) FROM events l WHERE l.issue_id = e.issue_id)
-         ORDER BY e.id LIMIT ?)`,
+         SELECT id FROM events
+         WHERE id NOT IN (SELECT min(id) FROM events GROUP BY issue_id)
+           AND id NOT IN (SELECT max(id) FROM events GROUP BY issue_id)
+         ORDER BY id LIMIT ?)`,
+    ),
+    // Then the oldest that are not their issue's latest.
+    evictFirsts: db.prepare(
+      `DELETE FROM events WHERE id IN (
+         SELECT id FROM events
+         WHERE id NOT IN (SELECT max(id) FROM events GROUP BY issue_id)
+         ORDER BY id LIMIT ?)`,
+    ),
+    // Then the oldest of all: the cap holds whatever was sent.
+    evictOldest: db.prepare(
+      'DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)',
     ),
     setStatus: db.prepare(
       `UPDATE issues SET status = @status, regressed = CASE WHEN @status = 'unresolved' THEN regressed ELSE 0 END WHERE id = @id`,

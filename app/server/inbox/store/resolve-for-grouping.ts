@@ -15,6 +15,9 @@ import { debugImagesOf } from '../source-maps/debug-images';
 import type { SourceMapStore } from '../source-maps/map-store';
 import { resolveEventFrames } from '../source-maps/resolve-event';
 
+/** Files one event may send through the maps before it is grouped as it came. */
+export const MAX_FILES_RESOLVED = 8;
+
 export interface GroupingMaps {
   store: SourceMapStore;
   projectRoot: string;
@@ -33,6 +36,12 @@ export async function resolvedForGrouping(
     const stack = isRecord(value) && isRecord(value.stacktrace) ? value.stacktrace : undefined;
     return Array.isArray(stack?.frames) ? stack.frames.filter(isRecord) : [];
   };
+  // A real stack touches a handful of chunks; one built to name every map of the build would
+  // make the thread parse maps for each event (the cache holds 16), slowing everyone's reports.
+  const files = new Set(
+    values.flatMap((value) => framesOf(value).map((frame) => frame.abs_path ?? frame.filename)),
+  );
+  if (files.size > MAX_FILES_RESOLVED) return event;
   // The resolver takes frames most recent first; Sentry's are oldest first.
   const resolved = await resolveEventFrames(
     {

@@ -316,6 +316,16 @@ describe('the file', () => {
 });
 
 describe('what a client cannot grow without bound', () => {
+  it('holds raw events to the cap even when every event opened an issue of its own', () => {
+    const { db } = open(5);
+    for (let i = 0; i < 12; i++) db.ingest([event({ hashes: [`distinct-${i}`] })], NOW + i);
+    expect(db.totals()).toEqual({ issues: 12, events: 12, storedEvents: 5 });
+    // The newest issues keep their event; every issue keeps its count.
+    expect(db.event(12)).toBeDefined();
+    expect(db.event(1)).toBeUndefined();
+    expect(db.issue(1, NOW)?.count).toBe(1);
+  });
+
   it('keeps at most 30 tag keys an issue, so invented keys cannot swell its page', () => {
     const { db } = open();
     for (let i = 0; i < 10; i++) {
