@@ -31,7 +31,9 @@ function seeds() {
         tags: [
           ['browser', n === 0 ? 'Firefox 140' : 'Chrome 156'],
           ['os', 'Linux'],
-          ['url', LONG_WORD],
+          // The page, as ingest tags it (search reads it); a long value under a key of its own.
+          ['url', '/checkout'],
+          ['long', LONG_WORD],
         ],
         event: {
           tags: { long: LONG_WORD },
