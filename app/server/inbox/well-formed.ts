@@ -3,13 +3,15 @@
  * (`"\ud800"`). Rendered into HTML it becomes U+FFFD on the wire, while the page's hydration
  * data keeps the surrogate, so React finds different text and fails hydration (#418), and the
  * browser reports that as a new error on every view. Every string the inbox pages receive goes
- * through here first: a lone surrogate becomes U+FFFD on both sides. Pure.
+ * through here first: a lone surrogate becomes U+FFFD on both sides (String#toWellFormed).
+ * Pure.
  */
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** The platform's own (Node 20 has it; TypeScript's ES2023 lib does not name it yet). */
+type WellFormable = string & { toWellFormed(): string };
 
 export function wellFormedText(text: string): string {
-  return text.replace(LONE_SURROGATE, '\uFFFD');
+  return (text as WellFormable).toWellFormed();
 }
 
 /** A copy of `value` (plain JSON-like data) with every string, key or value, well formed. */
