@@ -68,12 +68,16 @@ export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
       return database;
     },
     ingestThread() {
-      const buildOutput = buildOutputOf(import.meta.url);
-      thread ??= createIngestThread({
-        databasePath,
-        maxEvents,
-        ...(buildOutput ? { buildOutput } : {}),
-      });
+      if (!thread) {
+        // Where the build's maps are, for grouping: worked out once, when the thread starts,
+        // not for every report.
+        const buildOutput = buildOutputOf(import.meta.url);
+        thread = createIngestThread({
+          databasePath,
+          maxEvents,
+          ...(buildOutput ? { buildOutput } : {}),
+        });
+      }
       return thread;
     },
   };
