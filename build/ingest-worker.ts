@@ -7,12 +7,12 @@
  */
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { BUILT_WORKER_FILE } from '../app/server/inbox/store/ingest-protocol';
 
 export const INGEST_WORKER_SOURCE = 'app/server/inbox/store/ingest-worker.ts';
-export const INGEST_WORKER_FILE = 'inbox-ingest-worker.mjs';
 
 export async function buildIngestWorker(serverDir: string): Promise<string> {
-  const outfile = join(serverDir, INGEST_WORKER_FILE);
+  const outfile = join(serverDir, BUILT_WORKER_FILE);
   await build({
     entryPoints: [resolve(INGEST_WORKER_SOURCE)],
     outfile,

@@ -56,12 +56,10 @@ const FRAMING_ERRORS = {
 export type FramingError = (typeof FRAMING_ERRORS)[keyof typeof FRAMING_ERRORS];
 
 const NEWLINE = 0x0a;
-const NEWLINE_BYTES = Uint8Array.of(NEWLINE);
 const U32_MAX = 0xffff_ffff;
 /** Relay's serde_json rejects headers that are not UTF-8. */
 const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 type HeaderRead =
   | { header: Record<string, unknown>; start: number; end: number }
@@ -190,31 +188,6 @@ export function splitEnvelope(bytes: Uint8Array): Envelope {
     offset = read.next;
   }
   return { header: first.header, items };
-}
-
-/**
- * Bytes again: the header line as given, then each item (its own header line unless
- * `header` was replaced), then any unread rest. Payloads are always followed by a newline,
- * which the format allows after a sized payload and needs after an unsized one.
- */
-export function joinEnvelope(
-  headerLine: Uint8Array,
-  items: EnvelopeItem[],
-  rest?: Uint8Array,
-): Uint8Array {
-  const parts: Uint8Array[] = [headerLine, NEWLINE_BYTES];
-  for (const item of items) {
-    parts.push(item.headerLine ?? encoder.encode(JSON.stringify(item.header)), NEWLINE_BYTES);
-    parts.push(item.payload, NEWLINE_BYTES);
-  }
-  if (rest) parts.push(rest);
-  return Buffer.concat(parts);
-}
-
-/** The envelope header line as it arrived. */
-export function headerLineOf(bytes: Uint8Array): Uint8Array {
-  const end = bytes.indexOf(NEWLINE);
-  return end === -1 ? bytes : bytes.subarray(0, end);
 }
 
 /** The item payload as JSON, or undefined when it is not JSON. */

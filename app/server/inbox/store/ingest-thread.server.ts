@@ -19,6 +19,7 @@ import { Worker } from 'node:worker_threads';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   asTransferable,
+  BUILT_WORKER_FILE,
   INGEST_BUSY,
   INGEST_STOPPED,
   type IngestAnswer,
@@ -33,8 +34,6 @@ import {
 export const MAX_PENDING_INGESTS = 1024;
 /** An ingest the thread has not answered by then fails: a disk that hangs must not hang requests. */
 export const INGEST_TIMEOUT_MS = 10_000;
-/** The built thread, beside the server's entry (build/ingest-worker.ts writes it). */
-export const BUILT_WORKER_FILE = 'inbox-ingest-worker.mjs';
 
 export interface IngestThread {
   /** Stores one envelope; the bytes are moved to the thread when they are the whole of their buffer. */
