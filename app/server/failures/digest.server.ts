@@ -12,14 +12,17 @@ export function computeDigest(error: unknown): string {
   return createHash('sha256').update(fingerprintOf(error)).digest('hex').slice(0, 10);
 }
 
-/** The text that is hashed: name, message and the top stack frames (not the message line). */
+/**
+ * The text that is hashed: name, message and the top stack frames (not the message line),
+ * counted after the runtime's own frames are left out.
+ */
 export function fingerprintOf(error: unknown): string {
   try {
     if (error instanceof Error) {
       const frames = String(error.stack ?? '')
         .split('\n')
         .map((line) => line.trim())
-        .filter((line) => line.startsWith('at '))
+        .filter((line) => line.startsWith('at ') && !isNodeRuntimeFrame(line))
         .slice(0, TOP_FRAMES);
       return [error.name, error.message, ...frames].join('\n');
     }
@@ -27,4 +30,19 @@ export function fingerprintOf(error: unknown): string {
   } catch {
     return 'unprintable';
   }
+}
+
+/**
+ * Whether a frame (`at fn (location)` or `at location`) lies in Node's own modules (`node:…`).
+ * Such frames name no call site of ours, and whether they are there at all depends on what
+ * drained the microtask queue: a continuation after `await` sits on
+ * `process.processTicksAndRejections` when Node's tick queue drained it, and on no JS frame
+ * when native code did, as after the first, uncached `import()` of a lazy chunk. So the first
+ * call of a server function after a start (Start imports its chunk then) had one frame fewer
+ * than every later call, and another digest. Their line numbers are Node's, and move with it.
+ */
+export function isNodeRuntimeFrame(frame: string): boolean {
+  // The location sits in the last parentheses, or follows `at ` for a frame with no name.
+  const location = /\(([^()]*)\)$/.exec(frame)?.[1] ?? frame.replace(/^at /, '');
+  return location.startsWith('node:');
 }
