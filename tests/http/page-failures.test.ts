@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import type { FakeSentry, ReceivedRequest } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
@@ -252,6 +252,39 @@ describe('with example routes and a Sentry DSN', () => {
     expect((await fetch(`${app.server.url}/about`)).status).toBe(200);
     await app.server.stderrBarrier();
     expect(failureLog(app.server).length).toBe(before);
+  });
+});
+
+describe('on a server just started', () => {
+  // Each test starts a server of its own: the failure must be the first of its kind after a
+  // start, when Start still imports the server function's chunk or the page's route chunk.
+  let server: BuiltServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it('the first failing server function call has the digest of the later ones', async () => {
+    server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: 'true' });
+    const digests: string[] = [];
+    for (let call = 0; call < 3; call++) {
+      const response = await callFailingFunction(server, { label: 'first after start' });
+      expect(response.status).toBe(500);
+      digests.push(JSON.parse(await response.text()).$error.digest);
+    }
+    expect(digests[0]).toMatch(/^[0-9a-f]{10}$/);
+    expect(digests).toEqual([digests[0], digests[0], digests[0]]);
+  });
+
+  it('the first SSR loader failure has the digest of the later ones', async () => {
+    server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: 'true' });
+    const digests: string[] = [];
+    for (let load = 0; load < 3; load++) {
+      const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
+      expect(response.status).toBe(500);
+      digests.push(digestInPage(await response.text()));
+    }
+    expect(digests).toEqual([digests[0], digests[0], digests[0]]);
   });
 });
 
