@@ -3,12 +3,12 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { importAliases } from './build/import-aliases';
-import { buildIngestWorker } from './build/ingest-worker';
 import { inputSourceMaps } from './build/input-source-maps';
 import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
 import { precompressPublicFiles } from './build/precompress-public-files';
 import { sentryBuildOptions } from './build/sentry-build-options';
+import { buildServerSideFiles } from './build/server-side-files';
 import { sourceHashes, writeBuildStamp } from './scripts/build-state.mjs';
 
 // `vinxi dev` runs the server code in this process, through vite with inline maps: with Node's
@@ -101,9 +101,10 @@ export default defineConfig({
       `[precompressed] ${files.length} public files: ${bytes.identity} bytes → brotli ${bytes.br}, gzip ${bytes.gzip}`,
     );
   });
-  // The inbox's ingest thread is started from a file of its own (build/ingest-worker.ts).
+  // The inbox's ingest thread and the cluster's primary run from files of their own
+  // (build/server-side-files.ts).
   app.hooks.hook('app:build:nitro:end', async ({ nitro }) => {
-    await buildIngestWorker(nitro.options.output.serverDir);
+    await buildServerSideFiles(nitro.options.output.serverDir);
   });
   // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw
   // http router hands us Node's request for streaming (docs/decisions/0100-tunnel-vinxi-http-router.md).

@@ -84,6 +84,8 @@ function startOurs(dsn, proxyFor) {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: '0',
+      // One process, the bare proxy beside it in the same one (bench:pages measures workers).
+      WEB_CONCURRENCY: '1',
       SENTRY_DSN: dsn,
       DEBUG: '',
       BENCH_PROXY_INGEST_PORT: proxyFor === undefined ? '' : String(proxyFor),

@@ -7,6 +7,8 @@ import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import packageJson from '../../package.json';
+import { availableCores } from './cluster/available-cores.server';
+import { type WebConcurrency, workerCountOf } from './cluster/worker-count';
 import { processShared } from './process-shared.server';
 import { spotlightSidecarUrl } from './spotlight/sidecar-url';
 
@@ -118,6 +120,25 @@ const hostList = v.pipe(
   ),
 );
 
+/** More would be a typo: each worker is a whole server process. */
+const MAX_WORKERS = 256;
+
+/** `auto` (one worker per core), or a number of workers; 1 is one plain process. */
+const webConcurrency = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toLowerCase(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): WebConcurrency => {
+    const value = dataset.value;
+    if (value === 'auto') return 'auto';
+    const count = /^\d{1,4}$/.test(value) ? Number(value) : Number.NaN;
+    if (count >= 1 && count <= MAX_WORKERS) return count;
+    addIssue({
+      message: `must be "auto" or a whole number of workers from 1 to ${MAX_WORKERS}, got "${value}"`,
+    });
+    return NEVER;
+  }),
+);
 const EnvSchema = v.object({
   // 0 asks for any free port (the tests use it).
   PORT: integer(0, 65535, 3000),
@@ -152,6 +173,8 @@ const EnvSchema = v.object({
   KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 600_000, 5_000),
   // 0 turns the per-client cap off (behind a reverse proxy every client is the proxy).
   MAX_CONNECTIONS_PER_CLIENT: integer(0, 1_000_000, 1_000),
+  // Worker processes (node:cluster): `auto` in production, one process otherwise (decision 0620).
+  WEB_CONCURRENCY: v.optional(webConcurrency),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
   DEBUG: v.optional(v.string(), ''),
 });
@@ -224,6 +247,13 @@ export interface ServerConfig {
   /** Open connections one client address may hold; 0 is no cap of its own. */
   maxConnectionsPerClient: number;
   spotlight: SpotlightSetting;
+  /** WEB_CONCURRENCY as set (`auto` by default in production, else 1). */
+  webConcurrency: WebConcurrency;
+  /**
+   * The server's worker processes (WEB_CONCURRENCY resolved on this machine): 1 is one plain
+   * process. Limits meant for the whole server are divided among them (../cluster/worker-count.ts).
+   */
+  workers: number;
 }
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
@@ -234,12 +264,14 @@ export function newInboxToken(): string {
 }
 
 /**
- * Pure but for `newToken`: parses an environment (process.env or a test's table) into the
- * server config. `newToken` makes the inbox token when production has none set.
+ * Pure but for `newToken` and `machine`: parses an environment (process.env or a test's table)
+ * into the server config. `newToken` makes the inbox token when production has none set;
+ * `machine` gives the cores `WEB_CONCURRENCY=auto` counts.
  */
 export function parseServerEnv(
   env: Record<string, string | undefined>,
   newToken: () => string = newInboxToken,
+  machine: () => { cores: number; cpuQuota: number | undefined } = availableCores,
 ): EnvResult {
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.entries)) input[key] = emptyAsUnset(env[key]);
@@ -256,6 +288,7 @@ export function parseServerEnv(
   }
   const e = result.output;
   const production = e.NODE_ENV === 'production';
+  const webConcurrency = e.WEB_CONCURRENCY ?? (production ? 'auto' : 1);
   const monitoring: MonitoringMode = e.SENTRY_DSN
     ? { kind: 'sentry', dsn: e.SENTRY_DSN }
     : { kind: 'local-inbox', inboxDir: e.MONITORING_INBOX_DIR };
@@ -290,6 +323,8 @@ export function parseServerEnv(
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
       spotlight: spotlightOf(production, e.SENTRY_SPOTLIGHT),
+      webConcurrency,
+      workers: workerCountOf(webConcurrency, machine()),
     },
   };
 }

@@ -77,8 +77,11 @@ export const signInToInbox = createServerFn({ method: 'POST' })
       throw seeOther('/errors/sign-in?failed=1');
     }
     limiter.succeeded(client);
+    const sessions = inboxSessions();
+    // No inbox (Sentry mode) or no usable store: /errors has nothing to show either.
+    if (!sessions) throw seeOther('/errors');
     const cookie = sessionCookie(
-      inboxSessions().create(),
+      sessions.create(),
       SESSION_MAX_AGE_MS,
       publicUrl?.protocol === 'https:',
     );
@@ -91,7 +94,7 @@ export const signOutOfInbox = createServerFn({ method: 'POST' }).handler(
     const refusal = formPostRefusalOf(getWebRequest(), 'signs out');
     if (refusal) throw refusalResponse(refusal);
     const session = currentSessionId();
-    if (session !== undefined) inboxSessions().end(session);
+    if (session !== undefined) inboxSessions()?.end(session);
     const secure = serverConfig().publicUrl?.protocol === 'https:';
     throw seeOther('/errors/sign-in', { 'Set-Cookie': endedSessionCookie(secure) });
   },

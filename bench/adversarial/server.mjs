@@ -26,7 +26,15 @@ export function startServer({ env, fdLimit }) {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !CONTROLLED.test(key)),
   );
-  const merged = { ...base, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0' };
+  // One process: the figures are per process, and a worker per core would share these cores
+  // with the load (bench:pages measures workers).
+  const merged = {
+    ...base,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    WEB_CONCURRENCY: '1',
+  };
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined) merged[key] = value;
   }

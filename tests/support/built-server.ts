@@ -60,6 +60,9 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // decision 0306) is exercised where a test sets this to 'false' (inbox-access,
     // inbox-sign-in, behind-nginx, the sign-in browser test).
     MONITORING_INBOX_TRUST_LOOPBACK: 'true',
+    // One process, as the limits most tests prove are a process's; tests/http/workers.test.ts
+    // and the browser's two-worker spec run several.
+    WEB_CONCURRENCY: '1',
     ...extra,
   };
 }

@@ -5,11 +5,13 @@
  * router of its own: docs/decisions/0301-health-before-start.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serverHealthOf } from '#app/server/cluster/server-health';
+import { serverHealthView, thisWorker } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { lagMonitor } from '#app/server/node/event-loop-lag.server';
 import { isShuttingDown } from '#app/server/node/shutdown-state.server';
 import packageJson from '../../../package.json';
-import { healthReport } from './health-report';
+import { healthReport, ownReasons } from './health-report';
 import { healthSignals } from './health-signals.server';
 
 export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
@@ -18,17 +20,32 @@ export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
     return;
   }
   const config = serverConfig();
-  const lag = lagMonitor(config.loadSheddingLagMs);
+  const own = thisProcessReasons();
+  // A worker answers for the server: the others' troubles come through the primary.
+  const worker = thisWorker();
+  const server =
+    worker === undefined
+      ? { reasons: own, workers: { up: 1, of: 1 } }
+      : serverHealthOf({ worker, reasons: own }, serverHealthView(), config.workers);
   const { httpStatus, report } = healthReport({
     version: packageJson.version,
     uptimeSeconds: process.uptime(),
     monitoring: config.monitoring.kind,
-    lagMs: lag.lagMs(),
-    shedding: lag.shedding(),
+    lagMs: lagMonitor(config.loadSheddingLagMs).lagMs(),
     shuttingDown: isShuttingDown(),
-    troubles: healthSignals().reasons(),
+    ...server,
   });
   send(res, httpStatus, JSON.stringify(report));
+}
+
+/** This process's own troubles, as /health lists them (and a worker reports to the primary). */
+export function thisProcessReasons(): string[] {
+  const lag = lagMonitor(serverConfig().loadSheddingLagMs);
+  return ownReasons({
+    troubles: healthSignals().reasons(),
+    shedding: lag.shedding(),
+    lagMs: lag.lagMs(),
+  });
 }
 
 function send(

@@ -7,8 +7,14 @@ export interface HealthReport {
    * stays 200 so a load balancer keeps the server; `shutting-down` while it drains (503).
    */
   status: 'ok' | 'degraded' | 'shutting-down';
-  /** Why it is not `ok`: `pages-shed: …`, `reports-not-stored: …`, `sentry-unreachable: …`. */
+  /**
+   * Why it is not `ok`: `pages-shed: …`, `reports-not-stored: …`, `sentry-unreachable: …`;
+   * with several workers each names its worker (`… (worker 2)`), and `workers-down: …` says
+   * that one is not serving.
+   */
   reasons: string[];
+  /** Worker processes serving, of those the server runs (1 of 1 for a plain process). */
+  workers: { up: number; of: number };
   version: string;
   uptimeSeconds: number;
   monitoring: 'local-inbox' | 'sentry';
@@ -21,24 +27,35 @@ export interface HealthInput {
   uptimeSeconds: number;
   monitoring: HealthReport['monitoring'];
   lagMs: number;
-  shedding: boolean;
   shuttingDown: boolean;
-  /** The current troubles (./health-signals.ts). */
-  troubles: string[];
+  /** The server's troubles: this process's (`ownReasons`), and the other workers'. */
+  reasons: string[];
+  workers: HealthReport['workers'];
 }
 
-export function healthReport(input: HealthInput): { httpStatus: 200 | 503; report: HealthReport } {
+/** This process's troubles (./health-signals.ts), and shedding as soon as the lag monitor sheds. */
+export function ownReasons(input: {
+  troubles: readonly string[];
+  shedding: boolean;
+  lagMs: number;
+}): string[] {
   const reasons = [...input.troubles];
   // The lag monitor sheds before any page is turned away: it counts as soon as it decides.
   if (input.shedding && !reasons.some((reason) => reason.startsWith('pages-shed:'))) {
     reasons.unshift(`pages-shed: event loop lag ${Math.round(input.lagMs)} ms`);
   }
+  return reasons;
+}
+
+export function healthReport(input: HealthInput): { httpStatus: 200 | 503; report: HealthReport } {
+  const { reasons } = input;
   const status = input.shuttingDown ? 'shutting-down' : reasons.length > 0 ? 'degraded' : 'ok';
   return {
     httpStatus: status === 'shutting-down' ? 503 : 200,
     report: {
       status,
       reasons,
+      workers: input.workers,
       version: input.version,
       uptimeSeconds: Math.floor(input.uptimeSeconds),
       monitoring: input.monitoring,

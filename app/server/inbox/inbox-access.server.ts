@@ -16,27 +16,23 @@ import {
   type SignInLimiter,
 } from '#app/server/security/sign-in-limiter';
 import { type InboxAccessDecision, inboxAccessDecision, sessionFromCookies } from './inbox-access';
-import {
-  createInboxSessions,
-  type InboxSessions,
-  MAX_SESSIONS,
-  SESSION_IDLE_MS,
-  SESSION_MAX_AGE_MS,
-} from './inbox-sessions';
+import type { InboxSessions } from './inbox-sessions';
+import { localInbox } from './store/local-inbox.server';
 
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
-/** The signed-in sessions of this process: in memory, so a restart signs everyone out. */
-export function inboxSessions(): InboxSessions {
-  return processShared('inbox-sessions', () =>
-    createInboxSessions({
-      idleMs: SESSION_IDLE_MS,
-      maxAgeMs: SESSION_MAX_AGE_MS,
-      maxSessions: MAX_SESSIONS,
-    }),
-  );
+/**
+ * The signed-in sessions, in the inbox's database (every worker shares them); undefined with
+ * Sentry, where there is no inbox to sign in to.
+ */
+export function inboxSessions(): InboxSessions | undefined {
+  return serverConfig().monitoring.kind === 'local-inbox' ? localInbox().sessions() : undefined;
 }
 
+/**
+ * Wrong tokens counted per client in this process: with several workers a client reaches each
+ * one's count, so it may try up to WEB_CONCURRENCY times as many (docs/production.md).
+ */
 export function signInLimiter(): SignInLimiter {
   return processShared('inbox-sign-in-limiter', () =>
     createSignInLimiter({
@@ -68,6 +64,15 @@ export function currentInboxAccess(): InboxAccessDecision {
     remoteAddress: peerAddressOf(headers),
     host: headers.host ?? null,
     forwarded: FORWARDING_HEADERS.some((name) => headers[name] !== undefined),
-    signedIn: session !== undefined && inboxSessions().touch(session),
+    signedIn: session !== undefined && isLiveSession(session),
   });
+}
+
+/** A store that cannot be used signs no one in: /errors could show nothing anyway. */
+function isLiveSession(session: string): boolean {
+  try {
+    return inboxSessions()?.touch(session) ?? false;
+  } catch {
+    return false;
+  }
 }

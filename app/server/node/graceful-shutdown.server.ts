@@ -8,6 +8,7 @@
  */
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { isShuttingDown, markShuttingDown } from './shutdown-state.server';
 
 /** In-flight requests get this long to finish before their connections are cut. */
@@ -34,8 +35,9 @@ export function handleShutdownSignals(server: Server, nitroApp: NitroAppLike): v
   const shutdown = async (signal: string) => {
     if (isShuttingDown()) return;
     markShuttingDown();
+    const worker = thisWorker();
     console.log(
-      `[server] ${signal}: finishing ${busy(sockets)} request(s) in flight, then exiting`,
+      `[server] ${worker === undefined ? '' : `worker ${worker}: `}${signal}: finishing ${busy(sockets)} request(s) in flight, then exiting`,
     );
     // Stop listening without Node's closeIdleConnections(): see the header comment.
     NetServer.prototype.close.call(server);
@@ -68,8 +70,10 @@ export function handleShutdownSignals(server: Server, nitroApp: NitroAppLike): v
     }
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // Not `once`: a worker gets the terminal's SIGINT and then the primary's SIGTERM, and a
+  // second signal without a listener would end the process before its requests finish.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 function busy(sockets: Set<HttpSocket>): number {

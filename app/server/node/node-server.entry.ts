@@ -7,10 +7,29 @@
  * Node reads a module's source map only when it loads the module after this call, and static
  * imports are all loaded before any line here runs: so the server itself is a dynamic import.
  * Decision: docs/decisions/0701-server-source-maps.md.
+ *
+ * Who serves: a cluster worker does; the first process reads the environment in the cluster's
+ * primary (built beside this file, ../cluster/primary.server.ts) and either serves too
+ * (WEB_CONCURRENCY=1) or starts the workers (decision 0620).
  */
+import cluster from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import { PRIMARY_FILE } from '../cluster/primary-file';
+
 process.setSourceMapsEnabled(true);
+
+const serve = () => import('./node-server.server');
 // Not awaited (nitro's build target has no top-level await); a failure to load still ends the
 // process, as an unhandled rejection.
-void import('./node-server.server');
+if (cluster.isWorker) {
+  void serve();
+} else {
+  const primary: Promise<typeof import('../cluster/primary.server')> = import(
+    /* @vite-ignore */ new URL(`./${PRIMARY_FILE}`, import.meta.url).href
+  );
+  void primary.then(({ startServer }) => {
+    if (startServer(fileURLToPath(import.meta.url)) === 'serve-here') return serve();
+  });
+}
 
 export default {};

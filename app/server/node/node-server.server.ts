@@ -24,13 +24,15 @@ import { fileURLToPath } from 'node:url';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
 import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
+import { workerShareOf } from '#app/server/cluster/worker-count';
+import { linkToPrimary, thisWorker } from '#app/server/cluster/worker-link.server';
 import { acceptedCodings } from '#app/server/compression/content-coding';
 import { isVariantRequest } from '#app/server/compression/precompressed';
 import { serverConfig } from '#app/server/env.server';
-import { answerHealth } from '#app/server/health/health-endpoint.server';
+import { answerHealth, thisProcessReasons } from '#app/server/health/health-endpoint.server';
 import { isHealthPath } from '#app/server/health/health-report';
 import { healthSignals } from '#app/server/health/health-signals.server';
-import { localInbox } from '#app/server/inbox/store/local-inbox.server';
+import { localInbox, prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   describeInboxAccess,
@@ -88,6 +90,7 @@ const limits = serverLimits({
   tunnelBodyTimeoutMs: config.tunnelBodyTimeoutMs,
   tunnelTimeoutMs: config.tunnelTimeoutMs,
   keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+  workers: config.workers,
 });
 
 // Two admissions, so that neither kind of request can hold the other's places: callers of a
@@ -245,9 +248,11 @@ const server = new Server(
 server.keepAliveTimeout = limits.keepAliveTimeout;
 server.setTimeout(limits.idleSocketTimeout);
 // Not server.maxConnections: Node would drop a newcomer before anyone could make room for it.
+// With several workers, each takes its share of a client's connections as of the server's:
+// connections are handed to the workers in turn (docs/production.md#workers).
 shareConnections(server, {
   maxConnections: limits.maxConnections,
-  perClient: config.maxConnectionsPerClient,
+  perClient: workerShareOf(config.maxConnectionsPerClient, config.workers),
 });
 
 server.once('error', (error: NodeJS.ErrnoException) => {
@@ -270,24 +275,28 @@ decodeLoadedSourceMaps(fileURLToPath(new URL('.', import.meta.url)));
 server.listen({ port: config.port, host: config.host }, () => {
   const address = server.address();
   if (address === null || typeof address === 'string') return;
+  // The inbox opens now, not at the first report: /health and the pages know at once.
+  if (config.monitoring.kind === 'local-inbox') localInbox();
+  // A worker's start lines are the primary's, printed once for all of them.
+  if (thisWorker() !== undefined) return;
+  const inboxProblem = prepareInboxAtStart(config);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const access = describeInboxAccess(config, address.port);
   const spotlight = describeSpotlight(config);
   // One write: whoever waits for "Listening on" has the monitoring lines too.
   console.log(
     [
-      `Listening on http://${host}:${address.port}`,
+      `Listening on http://${host}:${address.port} (one process: WEB_CONCURRENCY=${config.webConcurrency})`,
       `[monitoring] ${describeMonitoring(config, address.port)}`,
       ...(access ? [`[monitoring] ${access}`] : []),
       ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
     ].join('\n'),
   );
-  // The inbox opens now, not at the first report: a store that cannot be used says so at once.
-  const inboxProblem =
-    config.monitoring.kind === 'local-inbox' ? localInbox().problem() : undefined;
   if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
 });
 
+// A worker tells the primary its troubles, for the server's /health.
+linkToPrimary(thisProcessReasons);
 trapUnhandledNodeErrors();
 handleShutdownSignals(server, nitroApp);
 

@@ -3,6 +3,7 @@
  * hold memory or file descriptors. Pure, so the numbers are tested without a server.
  * Why each value: docs/decisions/0600-server-limits.md.
  */
+import { workerShareOf } from '#app/server/cluster/worker-count';
 
 /** All of a request's headers must arrive within this (slowloris). Node's default is 60 s. */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -13,8 +14,9 @@ export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading). */
 export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
 /**
- * Open connections are capped here even when the descriptor limit would allow more. At the cap
- * a newcomer replaces an idle or slow connection (./connection-table.ts).
+ * Open connections are capped here even when the descriptor limit would allow more, for the
+ * whole server: each of its workers takes its share. At the cap a newcomer replaces an idle or
+ * slow connection (./connection-table.ts).
  */
 export const MAX_CONNECTIONS = 10_000;
 /**
@@ -66,8 +68,9 @@ export interface ServerLimits {
 }
 
 /**
- * The limits for a process allowed `descriptorLimit` open files (undefined when unknown),
- * whose tunnel waits up to `tunnelBodyTimeoutMs` for a body and `tunnelTimeoutMs` for Sentry.
+ * The limits for one of `workers` processes, each allowed `descriptorLimit` open files
+ * (undefined when unknown), whose tunnel waits up to `tunnelBodyTimeoutMs` for a body and
+ * `tunnelTimeoutMs` for Sentry.
  */
 export function serverLimits(options: {
   descriptorLimit: number | undefined;
@@ -75,13 +78,17 @@ export function serverLimits(options: {
   tunnelTimeoutMs: number;
   /** KEEP_ALIVE_TIMEOUT_MS. */
   keepAliveTimeoutMs: number;
+  /** The server's worker processes (WEB_CONCURRENCY); 1 for one plain process. */
+  workers: number;
 }): ServerLimits {
-  const { descriptorLimit, tunnelBodyTimeoutMs, tunnelTimeoutMs, keepAliveTimeoutMs } = options;
+  const { descriptorLimit, tunnelBodyTimeoutMs, tunnelTimeoutMs, keepAliveTimeoutMs, workers } =
+    options;
+  // The descriptor limit is each process's own; the connection cap is the server's.
   const byDescriptors =
     descriptorLimit === undefined
       ? MAX_CONNECTIONS
       : Math.max(64, Math.floor((descriptorLimit - RESERVED_DESCRIPTORS) * 0.9));
-  const maxConnections = Math.min(MAX_CONNECTIONS, byDescriptors);
+  const maxConnections = Math.min(workerShareOf(MAX_CONNECTIONS, workers), byDescriptors);
   return {
     headersTimeout: HEADERS_TIMEOUT_MS,
     // Node refuses a headersTimeout above requestTimeout; the tunnel's body must fit too.

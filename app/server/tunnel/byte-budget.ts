@@ -11,6 +11,7 @@
  *   last `reserve` bytes stay for the small reports almost every page sends.
  * Pure.
  */
+import { workerShareOf } from '#app/server/cluster/worker-count';
 
 export interface ByteBudgetLimits {
   /** All envelopes together. */
@@ -101,16 +102,18 @@ const SMALL_ENVELOPE_RESERVE_BYTES = 8 * 1024 * 1024;
 const SMALL_ENVELOPE_BYTES = 64 * 1024;
 
 /**
- * The limits for envelopes of at most `maxBytes`: a client may hold two of the largest at once,
- * or a 32nd of the whole, whichever is more, so that it takes at least 28 clients (IPv4
- * addresses or IPv6 /64s) to hold the 56 MiB outside the reserve, and none can hold the reserve.
+ * One worker's limits, of `workers`, for envelopes of at most `maxBytes`. The whole and the
+ * reserve are the server's, divided among its workers. A client may hold two of the largest at
+ * once, or a 32nd of the worker's whole, whichever is more, so that it takes at least 28
+ * clients (IPv4 addresses or IPv6 /64s) to hold the 56 MiB outside the reserve (with one
+ * worker), and none can hold the reserve.
  */
-export function localBufferLimits(maxBytes: number): ByteBudgetLimits {
-  const total = LOCAL_INBOX_BUFFER_BYTES;
+export function localBufferLimits(maxBytes: number, workers: number): ByteBudgetLimits {
+  const total = workerShareOf(LOCAL_INBOX_BUFFER_BYTES, workers);
   return {
     total,
-    perClient: Math.min(total, Math.max(2 * maxBytes, total / 32)),
-    reserve: SMALL_ENVELOPE_RESERVE_BYTES,
+    perClient: Math.min(total, Math.max(2 * maxBytes, Math.floor(total / 32))),
+    reserve: workerShareOf(SMALL_ENVELOPE_RESERVE_BYTES, workers),
     smallEnvelope: SMALL_ENVELOPE_BYTES,
   };
 }

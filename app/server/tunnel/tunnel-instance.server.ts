@@ -1,4 +1,5 @@
 /** The process's tunnel, built once from serverConfig() on first use. */
+import { workerShareOf } from '#app/server/cluster/worker-count';
 import { serverConfig } from '#app/server/env.server';
 import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
@@ -11,7 +12,7 @@ import { createClientSlots } from './client-share';
 import { createTunnel } from './tunnel.server';
 import { tunnelLogKind } from './tunnel-messages';
 import type { TunnelHandler } from './tunnel-options';
-import { createUpstream } from './upstream.server';
+import { createUpstream, POOL_SOCKETS } from './upstream.server';
 
 /**
  * Envelopes one client may have streaming to Sentry at once: an eighth of the streaming pool
@@ -32,10 +33,11 @@ function createTheTunnel(): TunnelHandler {
     maxBytes: config.tunnelMaxBytes,
     timeoutMs: config.tunnelTimeoutMs,
     bodyTimeoutMs: config.tunnelBodyTimeoutMs,
-    upstream: createUpstream(),
+    // The server's connections to Sentry and its receive buffer, this worker's share of them.
+    upstream: createUpstream(workerShareOf(POOL_SOCKETS, config.workers)),
     // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
     storeLocally: storeReport,
-    localBuffer: createByteBudget(localBufferLimits(config.tunnelMaxBytes)),
+    localBuffer: createByteBudget(localBufferLimits(config.tunnelMaxBytes, config.workers)),
     streamingForwards: createClientSlots(STREAMING_FORWARDS_PER_CLIENT),
     localRate: createClientRate(CLIENT_RATE_LIMITS, Date.now),
     // Every line is one a client can cause: at most 20 a minute per status, then a summary.

@@ -18,7 +18,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 /** Header names and values, alternating: ['content-type', 'application/x-sentry-envelope', …]. */
 export type HeaderList = string[];
 
-/** Connections to one Sentry host in each pool. */
+/** Connections to one Sentry host in each pool, for the whole server (each worker its share). */
 export const POOL_SOCKETS = 64;
 
 /** Whether the envelope has arrived whole, or is still streaming in from its client. */
@@ -56,10 +56,11 @@ interface Target extends RequestTarget {
   agents: Record<UpstreamPool, HttpAgent>;
 }
 
-export function createUpstream(): Upstream {
+/** `maxSockets`: each pool's connections per Sentry host (a worker's share of POOL_SOCKETS). */
+export function createUpstream(maxSockets = POOL_SOCKETS): Upstream {
   // Idle sockets are closed after a minute (sooner when the server's Keep-Alive hint says so;
   // Node only applies that hint when the agent has a timeout of its own).
-  const options = { keepAlive: true, timeout: 60_000, maxSockets: POOL_SOCKETS };
+  const options = { keepAlive: true, timeout: 60_000, maxSockets };
   const http = { whole: new HttpAgent(options), streaming: new HttpAgent(options) };
   const https = { whole: new HttpsAgent(options), streaming: new HttpsAgent(options) };
   // The allowed destinations are few and live as long as the process.

@@ -346,7 +346,10 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
   });
 
   return {
-    ingest: (batch, receivedAt) => ingestBatch(batch, receivedAt),
+    // IMMEDIATE: the write lock at BEGIN. A deferred transaction reads first, and when another
+    // worker's ingest thread commits in between, SQLite cannot wait for its upgrade to a
+    // writer: it fails at once (SQLITE_BUSY_SNAPSHOT), whatever the busy timeout.
+    ingest: (batch, receivedAt) => ingestBatch.immediate(batch, receivedAt),
     listIssues: (query) => listIssues(db, statements, query),
     issue(id, now) {
       const row = statements.issueById.get(id) as IssueRow | undefined;
@@ -454,11 +457,13 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
       return statements.totals.get() as { issues: number; events: number; storedEvents: number };
     },
     clear() {
-      return db.transaction(() => {
-        const { n } = db.prepare('SELECT count(*) AS n FROM issues').get() as { n: number };
-        db.exec(CLEAR_SQL);
-        return n;
-      })();
+      return db
+        .transaction(() => {
+          const { n } = db.prepare('SELECT count(*) AS n FROM issues').get() as { n: number };
+          db.exec(CLEAR_SQL);
+          return n;
+        })
+        .immediate();
     },
     close() {
       db.close();

@@ -39,7 +39,7 @@ export interface IngestThreadData {
   buildOutput?: { clientMapsDir: string; serverDir: string; projectRoot: string };
 }
 
-/** The built thread's file, beside the server's entry (build/ingest-worker.ts writes it). */
+/** The built thread's file, beside the server's entry (build/server-side-files.ts writes it). */
 export const BUILT_WORKER_FILE = 'inbox-ingest-worker.mjs';
 
 /** Too many envelopes waiting already: overload, answered 503 with Retry-After. */

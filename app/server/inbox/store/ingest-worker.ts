@@ -3,7 +3,7 @@
  * grouped here (./prepare-envelope.ts), and stored in one transaction per batch
  * (./inbox-database.server.ts), so that no envelope costs the page loop more than a message.
  * Started by ./ingest-thread.server.ts; built to `.output/server/inbox-ingest-worker.mjs`
- * (build/ingest-worker.ts), run from source through tsx in development and tests.
+ * (build/server-side-files.ts), run from source through tsx in development and tests.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';

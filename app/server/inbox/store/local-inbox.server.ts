@@ -8,10 +8,18 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { serverConfig } from '#app/server/env.server';
+import { thisWorker } from '#app/server/cluster/worker-link.server';
+import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health-signals.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
+import {
+  type InboxSessions,
+  MAX_SESSIONS,
+  openInboxSessions,
+  SESSION_IDLE_MS,
+  SESSION_MAX_AGE_MS,
+} from '../inbox-sessions';
 import { buildOutputOf } from '../source-maps/build-output';
 import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
 import { IngestError, ingestErrorCode } from './ingest-protocol';
@@ -30,6 +38,8 @@ export interface LocalInbox {
   db(): InboxDatabase;
   /** The thread that stores new reports. */
   ingestThread(): IngestThread;
+  /** The signed-in sessions, kept in the database; throws with `problem()` when it is unusable. */
+  sessions(): InboxSessions;
 }
 
 export class InboxUnavailableError extends Error {
@@ -47,19 +57,17 @@ export function localInbox(): LocalInbox {
 
 export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
   const databasePath = join(dir, DATABASE_FILE);
-  let database: InboxDatabase | undefined;
-  let problem: string | undefined;
-  try {
-    makeDirectory(dir);
-    database = openInboxDatabase(databasePath, { maxEvents });
-  } catch (error) {
-    problem = `the inbox database ${databasePath} cannot be opened: ${messageOf(error)}`;
+  const opened = openDatabaseIn(dir, maxEvents);
+  const database = 'database' in opened ? opened.database : undefined;
+  const problem = 'problem' in opened ? opened.problem : undefined;
+  if ('error' in opened) {
     healthSignals().note(
       'reports-not-stored',
-      `the inbox database cannot be opened (${codeOf(error)})`,
+      `the inbox database cannot be opened (${codeOf(opened.error)})`,
     );
   }
   let thread: IngestThread | undefined;
+  let sessions: InboxSessions | undefined;
   const inbox: LocalInbox = {
     dir,
     problem: () => problem,
@@ -80,9 +88,61 @@ export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
       }
       return thread;
     },
+    sessions() {
+      if (!database) throw new InboxUnavailableError(problem);
+      sessions ??= openInboxSessions(databasePath, SESSION_LIMITS);
+      return sessions;
+    },
   };
-  if (database) importLegacyEnvelopes(inbox);
+  // Once per server, not once per worker: the first worker imports (and the one started again
+  // in its place goes on where it stopped).
+  const worker = thisWorker();
+  if (database && (worker === undefined || worker === 1)) importLegacyEnvelopes(inbox);
   return inbox;
+}
+
+/**
+ * What the server does with its inbox once, at start, before any worker serves (the primary,
+ * or the one process): the schema is brought up to date and the last run's sessions end (a
+ * token made for that run is gone with it). Says why the inbox cannot be used, if it cannot.
+ */
+export function prepareInboxAtStart(config: ServerConfig): string | undefined {
+  if (config.monitoring.kind !== 'local-inbox') return undefined;
+  const dir = resolve(config.monitoring.inboxDir);
+  const opened = openDatabaseIn(dir, config.inboxMaxEvents);
+  if ('problem' in opened) return opened.problem;
+  try {
+    const sessions = openInboxSessions(join(dir, DATABASE_FILE), SESSION_LIMITS);
+    sessions.endAll();
+    sessions.close();
+    return undefined;
+  } catch (error) {
+    return `the inbox database ${join(dir, DATABASE_FILE)} cannot be used: ${messageOf(error)}`;
+  } finally {
+    opened.database.close();
+  }
+}
+
+const SESSION_LIMITS = {
+  idleMs: SESSION_IDLE_MS,
+  maxAgeMs: SESSION_MAX_AGE_MS,
+  maxSessions: MAX_SESSIONS,
+};
+
+function openDatabaseIn(
+  dir: string,
+  maxEvents: number,
+): { database: InboxDatabase } | { problem: string; error: unknown } {
+  const databasePath = join(dir, DATABASE_FILE);
+  try {
+    makeDirectory(dir);
+    return { database: openInboxDatabase(databasePath, { maxEvents }) };
+  } catch (error) {
+    return {
+      problem: `the inbox database ${databasePath} cannot be opened: ${messageOf(error)}`,
+      error,
+    };
+  }
 }
 
 /**

@@ -107,4 +107,14 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX issue_tags_key_value ON issue_tags (key, value);
   `,
+  // 3: signed-in inbox sessions, in the database so that every worker knows them (decision
+  // 0314). Keyed by the id's SHA-256, never the id.
+  `
+  CREATE TABLE inbox_sessions (
+    digest TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL
+  );
+  CREATE INDEX inbox_sessions_last_seen ON inbox_sessions (last_seen_at);
+  `,
 ];

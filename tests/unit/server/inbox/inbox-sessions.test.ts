@@ -1,26 +1,45 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createInboxSessions,
+  type InboxSessions,
   MAX_SESSIONS,
+  openInboxSessions,
   SESSION_IDLE_MS,
   SESSION_MAX_AGE_MS,
 } from '#app/server/inbox/inbox-sessions';
+import { openInboxDatabase } from '#app/server/inbox/store/inbox-database.server';
 
 const HOUR = 60 * 60 * 1000;
+const opened: InboxSessions[] = [];
 
-/** A store on a clock the test moves. */
-function sessionsAt(start = 0, maxSessions = MAX_SESSIONS) {
-  let now = start;
-  const sessions = createInboxSessions({
+afterEach(() => {
+  for (const sessions of opened.splice(0)) sessions.close();
+});
+
+/** A new inbox database, its schema made as the server makes it. */
+function newDatabase(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'sessions-')), 'inbox.sqlite');
+  openInboxDatabase(path, { maxEvents: 100 }).close();
+  return path;
+}
+
+/** A store on a clock the test moves; `path` shares another store's database. */
+function sessionsAt(start = 0, maxSessions = MAX_SESSIONS, path = newDatabase()) {
+  const clock = { now: start };
+  const sessions = openInboxSessions(path, {
     idleMs: SESSION_IDLE_MS,
     maxAgeMs: SESSION_MAX_AGE_MS,
     maxSessions,
-    now: () => now,
+    now: () => clock.now,
   });
+  opened.push(sessions);
   return {
     sessions,
+    path,
     advance(ms: number) {
-      now += ms;
+      clock.now += ms;
     },
   };
 }
@@ -86,11 +105,33 @@ describe('inbox sessions', () => {
   it('keeps at most maxSessions, dropping the one unused longest', () => {
     const { sessions, advance } = sessionsAt(0, 3);
     const [a, b, c] = [sessions.create(), sessions.create(), sessions.create()] as const;
-    advance(1);
+    // A visit is written down to the minute.
+    advance(HOUR);
     expect(sessions.touch(a)).toBe(true);
     const d = sessions.create();
     expect(sessions.size()).toBe(3);
     expect(sessions.touch(b)).toBe(false);
     expect([a, c, d].map((id) => sessions.touch(id))).toEqual([true, true, true]);
+  });
+
+  it('is the same session on every worker: one database, several stores', () => {
+    const first = sessionsAt();
+    const second = sessionsAt(0, MAX_SESSIONS, first.path);
+    const id = first.sessions.create();
+    expect(second.sessions.touch(id)).toBe(true);
+    second.sessions.end(id);
+    expect(first.sessions.touch(id)).toBe(false);
+  });
+
+  it('ends every session when the server starts again', () => {
+    const { sessions, path } = sessionsAt();
+    const id = sessions.create();
+    sessions.endAll();
+    expect(sessions.touch(id)).toBe(false);
+    // Kept on disk otherwise: a store opened again (a worker started again) still knows it.
+    const kept = sessions.create();
+    sessions.close();
+    opened.splice(opened.indexOf(sessions), 1);
+    expect(sessionsAt(0, MAX_SESSIONS, path).sessions.touch(kept)).toBe(true);
   });
 });

@@ -79,7 +79,12 @@ describe('isHiddenBuildFile', () => {
 });
 
 describe('serverLimits', () => {
-  const base = { tunnelBodyTimeoutMs: 10_000, tunnelTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000 };
+  const base = {
+    tunnelBodyTimeoutMs: 10_000,
+    tunnelTimeoutMs: 10_000,
+    keepAliveTimeoutMs: 5_000,
+    workers: 1,
+  };
 
   it('caps connections below the descriptor limit, keeping some for files and Sentry', () => {
     expect(serverLimits({ ...base, descriptorLimit: 1024 }).maxConnections).toBe(691);
@@ -89,6 +94,20 @@ describe('serverLimits', () => {
     );
     expect(serverLimits({ ...base, descriptorLimit: 100 }).maxConnections).toBe(64);
   });
+
+  it.each([
+    // workers, descriptor limit → each worker's connection cap: a share of the server's, and
+    // never past its own descriptors
+    [2, undefined, 5_000],
+    [3, 20_000, 3_334],
+    [2, 1024, 691],
+    [4, 100, 64],
+  ])(
+    'with %i workers and %j descriptors each, a worker holds %i connections',
+    (workers, descriptorLimit, cap) => {
+      expect(serverLimits({ ...base, workers, descriptorLimit }).maxConnections).toBe(cap);
+    },
+  );
 
   it.each([
     // descriptor limit → open pages (rendering or streaming): 1,000, or fewer than connections
@@ -108,6 +127,7 @@ describe('serverLimits', () => {
       tunnelBodyTimeoutMs: 120_000,
       tunnelTimeoutMs: 90_000,
       keepAliveTimeoutMs: 5_000,
+      workers: 1,
     });
     expect(limits.requestTimeout).toBeGreaterThan(120_000);
     expect(limits.idleSocketTimeout).toBeGreaterThan(90_000);

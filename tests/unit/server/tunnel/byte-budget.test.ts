@@ -98,13 +98,29 @@ describe('localBufferLimits', () => {
     [4 * MiB, 8 * MiB], // two of the largest
     [1024 * MiB, LOCAL_INBOX_BUFFER_BYTES], // never more than the whole
   ])('envelopes of at most %i bytes: a client holds at most %i', (maxBytes, perClient) => {
-    expect(localBufferLimits(maxBytes)).toEqual({
+    expect(localBufferLimits(maxBytes, 1)).toEqual({
       total: 64 * MiB,
       perClient,
       reserve: 8 * MiB,
       smallEnvelope: 64 * 1024,
     });
   });
+
+  it.each([
+    // workers → each worker's whole and reserve: the server's 64 and 8 MiB divided
+    [2, 32 * MiB, 4 * MiB],
+    [4, 16 * MiB, 2 * MiB],
+  ])(
+    'with %i workers, each holds %i bytes, %i of them kept for small envelopes',
+    (workers, total, reserve) => {
+      expect(localBufferLimits(1 * MiB, workers)).toEqual({
+        total,
+        perClient: 2 * MiB,
+        reserve,
+        smallEnvelope: 64 * 1024,
+      });
+    },
+  );
 });
 
 describe('the 429 past a share', () => {

@@ -1,0 +1,217 @@
+/**
+ * The built server's first process (`npm start`, `node .output/server/index.mjs`): it reads the
+ * environment, and with WEB_CONCURRENCY above 1 it stays the primary of a node:cluster and
+ * starts that many workers, each a whole server (../node/node-server.server.ts) on the same
+ * port, which the primary hands connections to in turn. nitro's `node-cluster` preset would
+ * bring its own entry in place of ours, so this is node:cluster directly (decision 0620).
+ *
+ * The primary serves nothing. It:
+ * - prints the start lines once, naming the worker count, when every worker listens;
+ * - brings the inbox's schema up to date and ends the last run's sessions before any worker
+ *   serves, and makes the run's inbox token, the same for every worker;
+ * - starts a worker that stopped again, at once or with a growing delay if it keeps stopping
+ *   (./restart-delay.ts), one line each time;
+ * - tells every worker the others' health, for /health (./server-health.ts);
+ * - on SIGTERM or SIGINT has every worker drain, then exits.
+ *
+ * Built on its own, beside the server (`.output/server/cluster-primary.mjs`, build/server-side-files.ts):
+ * the server's own chunks set up nitro's app as they load, which the primary must not.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { type ServerConfig, serverConfig } from '#app/server/env.server';
+import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+} from '#app/server/monitoring-mode.server';
+import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
+import { restartDelayMs } from './restart-delay';
+import { isWorkerHealthMessage, SERVER_HEALTH, type ServerHealthMessage } from './server-health';
+import { WORKER_NUMBER_VARIABLE } from './worker-link.server';
+
+/** Past the workers' own drain bound, the primary stops waiting for them. */
+const DRAIN_GRACE_MS = SHUTDOWN_DRAIN_MS + 10_000;
+
+/**
+ * Reads the environment (a bad one stops the server here, once, naming each bad variable), and
+ * says who serves: this process (WEB_CONCURRENCY=1), or the workers it now starts.
+ */
+export function startServer(entryFile: string): 'serve-here' | 'workers' {
+  let config: ServerConfig;
+  try {
+    config = serverConfig();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+  if (config.workers === 1) return 'serve-here';
+  void runPrimary(config, entryFile);
+  return 'workers';
+}
+
+/** One place per worker number; a worker started again takes its predecessor's place. */
+interface Place {
+  number: number;
+  worker?: Worker;
+  listening: boolean;
+  startedAt: number;
+  /** The delay before this place's current worker started (undefined: the first start). */
+  delayMs?: number;
+  restartTimer?: NodeJS.Timeout;
+  reasons: string[];
+}
+
+async function runPrimary(config: ServerConfig, entryFile: string): Promise<void> {
+  const count = config.workers;
+  const inboxProblem = prepareInboxAtStart(config);
+  const workerEnv: Record<string, string> = { WEB_CONCURRENCY: String(count) };
+  // A token made for this run is made here, once: every worker must accept the same one.
+  const access = config.inboxAccess;
+  if (access.kind === 'token' && access.generated) workerEnv.MONITORING_INBOX_TOKEN = access.token;
+  cluster.setupPrimary({ exec: entryFile });
+
+  const places: Place[] = Array.from({ length: count }, (_, index) => ({
+    number: index + 1,
+    listening: false,
+    startedAt: 0,
+    reasons: [],
+  }));
+  let draining = false;
+  let started = false;
+
+  const view = (): ServerHealthMessage => ({
+    type: SERVER_HEALTH,
+    workers: count,
+    serving: places.filter((place) => place.listening).map((place) => place.number),
+    reasons: Object.fromEntries(places.map((place) => [place.number, place.reasons])),
+  });
+  const tellWorkers = () => {
+    const message = view();
+    for (const place of places) {
+      if (place.listening && place.worker?.isConnected()) place.worker.send(message);
+    }
+  };
+
+  const start = (place: Place): Promise<{ address: string; port: number }> => {
+    const worker = cluster.fork({ ...workerEnv, [WORKER_NUMBER_VARIABLE]: String(place.number) });
+    place.worker = worker;
+    place.listening = false;
+    place.startedAt = Date.now();
+    place.reasons = [];
+    worker.on('message', (message: unknown) => {
+      if (!isWorkerHealthMessage(message)) return;
+      place.reasons = message.reasons;
+      tellWorkers();
+    });
+    return new Promise((listening, stoppedFirst) => {
+      worker.once('listening', (address) => {
+        place.listening = true;
+        tellWorkers();
+        listening({ address: address.address, port: address.port });
+      });
+      worker.once('exit', (code, signal) => {
+        const wasListening = place.listening;
+        place.listening = false;
+        place.worker = undefined;
+        if (!wasListening) stoppedFirst(new Error(exitOf(code, signal)));
+        onExit(place, worker, code, signal);
+      });
+    });
+  };
+
+  const onExit = (place: Place, worker: Worker, code: number | null, signal: string | null) => {
+    if (draining) {
+      if (places.every((each) => each.worker === undefined)) finishDrain();
+      return;
+    }
+    // A worker that stops before the server is up is a start-up failure: handled below.
+    if (!started) return;
+    const livedMs = Date.now() - place.startedAt;
+    const delayMs = restartDelayMs(place.delayMs, livedMs);
+    place.delayMs = delayMs;
+    warnLimited(
+      'worker stopped',
+      `[server] worker ${place.number} (pid ${worker.process.pid}) stopped (${exitOf(code, signal)}) after ${seconds(livedMs)}; starting another in ${seconds(delayMs)}`,
+    );
+    tellWorkers();
+    place.restartTimer = setTimeout(() => {
+      place.restartTimer = undefined;
+      if (draining) return;
+      // A worker that stops again before it listens is logged by its own exit.
+      start(place).catch(() => {});
+    }, delayMs);
+  };
+
+  let drainCodes: number[] = [];
+  const finishDrain = () => process.exit(drainCodes.every((code) => code === 0) ? 0 : 1);
+
+  const drain = (signal: NodeJS.Signals) => {
+    if (draining) return;
+    draining = true;
+    const live = places.filter((place) => place.worker);
+    console.log(`[server] ${signal}: every worker finishes its requests in flight, then exits`);
+    for (const place of places) clearTimeout(place.restartTimer);
+    drainCodes = [];
+    for (const place of live) {
+      place.worker?.once('exit', (code) => drainCodes.push(code ?? 1));
+      // SIGTERM whatever came here: a worker that got the terminal's SIGINT too ignores a second.
+      place.worker?.process.kill('SIGTERM');
+    }
+    if (live.length === 0) finishDrain();
+    setTimeout(() => {
+      console.error(
+        `[server] workers still running ${seconds(DRAIN_GRACE_MS)} after ${signal}: stopping them`,
+      );
+      for (const place of places) place.worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, DRAIN_GRACE_MS).unref();
+  };
+  process.on('SIGTERM', () => drain('SIGTERM'));
+  process.on('SIGINT', () => drain('SIGINT'));
+
+  // The first worker alone: a port in use or a bad inbox directory is then said once, by it,
+  // not by every worker at once.
+  let address: { address: string; port: number };
+  try {
+    address = await start(places[0] as Place);
+    await Promise.all(places.slice(1).map(start));
+  } catch (error) {
+    if (draining) return;
+    draining = true;
+    console.error(
+      `[server] a worker stopped before it listened (${error instanceof Error ? error.message : error}): the server stops`,
+    );
+    for (const place of places) place.worker?.process.kill('SIGKILL');
+    process.exit(1);
+  }
+  started = true;
+  if (draining) return;
+  const host = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const accessLine = describeInboxAccess(config, address.port);
+  const spotlight = describeSpotlight(config);
+  console.log(
+    [
+      `Listening on http://${host}:${address.port} with ${count} workers (${workersWhy(config)})`,
+      `[monitoring] ${describeMonitoring(config, address.port)}`,
+      ...(accessLine ? [`[monitoring] ${accessLine}`] : []),
+      ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
+    ].join('\n'),
+  );
+  if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
+}
+
+function workersWhy(config: ServerConfig): string {
+  return config.webConcurrency === 'auto'
+    ? 'WEB_CONCURRENCY=auto: one per core'
+    : `WEB_CONCURRENCY=${config.webConcurrency}`;
+}
+
+function exitOf(code: number | null, signal: string | null): string {
+  return signal ? `signal ${signal}` : `exit code ${code}`;
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}

@@ -1,0 +1,88 @@
+/**
+ * /health for the whole server when it runs as several workers: the worker that answers knows
+ * its own troubles first hand, and the others' from the primary, which collects what each
+ * worker reports and tells them all (./primary.server.ts, ./worker-link.server.ts). Pure: the
+ * messages they exchange over the cluster's IPC channel, and how a worker reads them.
+ */
+
+export const WORKER_HEALTH = 'start-monitoring:worker-health';
+export const SERVER_HEALTH = 'start-monitoring:server-health';
+
+/** A worker's current troubles (`trouble: detail`, ../health/health-signals.ts), on change. */
+export interface WorkerHealthMessage {
+  type: typeof WORKER_HEALTH;
+  reasons: string[];
+}
+
+/** The primary's view, sent to every worker whenever it changes. */
+export interface ServerHealthMessage {
+  type: typeof SERVER_HEALTH;
+  /** Workers the server runs (WEB_CONCURRENCY resolved). */
+  workers: number;
+  /** Workers listening now, by number (1…workers). */
+  serving: number[];
+  /** Each serving worker's last reported troubles, by number. */
+  reasons: Record<string, string[]>;
+}
+
+export interface ServerHealth {
+  /** Every worker's troubles, each naming its worker, and any worker not serving. */
+  reasons: string[];
+  workers: { up: number; of: number };
+}
+
+export function isWorkerHealthMessage(message: unknown): message is WorkerHealthMessage {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === WORKER_HEALTH &&
+    isStringList((message as { reasons?: unknown }).reasons)
+  );
+}
+
+export function isServerHealthMessage(message: unknown): message is ServerHealthMessage {
+  if (typeof message !== 'object' || message === null) return false;
+  const { type, workers, serving, reasons } = message as Partial<ServerHealthMessage>;
+  return (
+    type === SERVER_HEALTH &&
+    typeof workers === 'number' &&
+    Array.isArray(serving) &&
+    serving.every((worker) => typeof worker === 'number') &&
+    typeof reasons === 'object' &&
+    reasons !== null &&
+    Object.values(reasons).every(isStringList)
+  );
+}
+
+/**
+ * What worker `own.worker` answers for the server: its own troubles as they are now, the other
+ * serving workers' as last reported, and one `workers-down` reason while any is not serving
+ * (crashed and not yet back). Before the primary's first view, only its own.
+ */
+export function serverHealthOf(
+  own: { worker: number; reasons: readonly string[] },
+  view: ServerHealthMessage | undefined,
+  workers: number,
+): ServerHealth {
+  const serving = new Set(view?.serving ?? []);
+  serving.add(own.worker);
+  const reasons = own.reasons.map((reason) => `${reason} (worker ${own.worker})`);
+  for (let worker = 1; worker <= workers; worker++) {
+    if (worker === own.worker || !serving.has(worker)) continue;
+    for (const reason of view?.reasons[worker] ?? []) reasons.push(`${reason} (worker ${worker})`);
+  }
+  const down = view ? range(workers).filter((worker) => !serving.has(worker)) : [];
+  if (down.length > 0) {
+    const which = down.length === 1 ? `worker ${down[0]} is` : `workers ${down.join(', ')} are`;
+    reasons.push(`workers-down: ${which} not serving (${serving.size} of ${workers} are)`);
+  }
+  return { reasons, workers: { up: serving.size, of: workers } };
+}
+
+function range(count: number): number[] {
+  return Array.from({ length: count }, (_, index) => index + 1);
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}

@@ -1,0 +1,45 @@
+/**
+ * How many worker processes `WEB_CONCURRENCY` asks for (docs/decisions/0620-one-worker-per-core.md).
+ * `auto` is one per core this process may use: `os.availableParallelism()` (CPU affinity), and no
+ * more than the cgroup's CPU quota, which Node 20 does not read (a container given 2 CPUs of a
+ * 64-core host would start 64 workers). Pure: the machine's figures are arguments.
+ */
+
+export type WebConcurrency = 'auto' | number;
+
+/** The quota in whole CPUs (rounded up), from cgroup v2 `cpu.max` or v1's quota and period. */
+export function cpuQuotaOf(cgroup: {
+  /** cgroup v2 `cpu.max`: `max 100000` (no quota) or `<quota> <period>`. */
+  cpuMax?: string;
+  /** cgroup v1 `cpu.cfs_quota_us` (-1: no quota) and `cpu.cfs_period_us`. */
+  cfsQuotaUs?: string;
+  cfsPeriodUs?: string;
+}): number | undefined {
+  const [quota, period] = cgroup.cpuMax
+    ? cgroup.cpuMax.trim().split(/\s+/)
+    : [cgroup.cfsQuotaUs?.trim(), cgroup.cfsPeriodUs?.trim()];
+  const q = Number(quota);
+  const p = Number(period);
+  if (!Number.isFinite(q) || !Number.isFinite(p) || q <= 0 || p <= 0) return undefined;
+  return Math.max(1, Math.ceil(q / p));
+}
+
+/** The worker count: a number is taken as it is; `auto` is the cores, capped by the quota. */
+export function workerCountOf(
+  setting: WebConcurrency,
+  machine: { cores: number; cpuQuota: number | undefined },
+): number {
+  if (setting !== 'auto') return setting;
+  const cores = Math.max(1, Math.floor(machine.cores));
+  return machine.cpuQuota === undefined ? cores : Math.min(cores, machine.cpuQuota);
+}
+
+/**
+ * One worker's part of a limit meant for the whole server (the connection cap, the tunnel's
+ * receive buffer): rounded up, so that no part is 0 and the parts add up to at most
+ * `workers - 1` over the limit. 0 (no limit) stays 0.
+ */
+export function workerShareOf(limit: number, workers: number): number {
+  if (limit === 0) return 0;
+  return Math.ceil(limit / Math.max(1, workers));
+}
