@@ -1,6 +1,7 @@
 /**
  * SIGTERM under load: the server stops accepting, answers every request already sent to it
- * (a reset or a half answer would be a visitor's failed page), then exits 0.
+ * (a reset or a half answer would be a visitor's failed page), then exits 0. As one process,
+ * and as two workers, where the primary has each drain, then exits.
  */
 import { Agent, request } from 'node:http';
 import { expect, it } from 'vitest';
@@ -45,34 +46,42 @@ function get(url: string, agent: Agent): Promise<'ok' | 'refused' | string> {
   });
 }
 
-it('finishes every request in flight at SIGTERM and exits 0', async () => {
-  const server = await startBuiltServer();
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const tally: Tally = { ok: 0, failed: [], refused: 0 };
-  let stopping = false;
+it.each([
+  ['one process', '1'],
+  ['two workers', '2'],
+])(
+  '%s: finishes every request in flight at SIGTERM and exits 0',
+  async (_name, workers) => {
+    const server = await startBuiltServer({ WEB_CONCURRENCY: workers });
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    const tally: Tally = { ok: 0, failed: [], refused: 0 };
+    let stopping = false;
 
-  const client = async () => {
-    // Keep going until the server refuses new connections: it is gone.
-    for (;;) {
-      const outcome = await get(`${server.url}/about`, agent);
-      if (outcome === 'ok') tally.ok++;
-      else if (outcome === 'refused') {
-        tally.refused++;
-        if (stopping) return;
-      } else tally.failed.push(outcome);
-    }
-  };
-  const clients = Array.from({ length: CONNECTIONS }, client);
+    const client = async () => {
+      // Keep going until the server refuses new connections: it is gone.
+      for (;;) {
+        const outcome = await get(`${server.url}/about`, agent);
+        if (outcome === 'ok') tally.ok++;
+        else if (outcome === 'refused') {
+          tally.refused++;
+          if (stopping) return;
+        } else tally.failed.push(outcome);
+      }
+    };
+    const clients = Array.from({ length: CONNECTIONS }, client);
 
-  // SIGTERM once the load is on: every connection has served at least one page.
-  while (tally.ok < CONNECTIONS * 3) await new Promise((resolve) => setImmediate(resolve));
-  stopping = true;
-  await server.stop();
-  await Promise.all(clients);
-  agent.destroy();
+    // SIGTERM once the load is on: every connection has served at least one page.
+    while (tally.ok < CONNECTIONS * 3) await new Promise((resolve) => setImmediate(resolve));
+    stopping = true;
+    await server.stop();
+    await Promise.all(clients);
+    agent.destroy();
 
-  expect(server.exitCode()).toBe(0);
-  expect(tally.failed).toEqual([]);
-  expect(server.output()).toMatch(/\[server\] SIGTERM: finishing \d+ request\(s\) in flight/);
-  expect(server.output()).not.toContain('still running after');
-}, 60_000);
+    expect(server.exitCode()).toBe(0);
+    expect(tally.failed).toEqual([]);
+    const draining = server.output().match(/SIGTERM: finishing \d+ request\(s\) in flight/g);
+    expect(draining).toHaveLength(Number(workers));
+    expect(server.output()).not.toContain('still running after');
+  },
+  60_000,
+);

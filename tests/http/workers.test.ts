@@ -1,0 +1,233 @@
+/**
+ * WEB_CONCURRENCY=2 against the built server: one server, not two. Both workers serve and a
+ * client's connection cap is the server's, shared between them; the start lines come once; a
+ * session signed in on one worker holds on the other; a worker killed with `kill -9` in the
+ * middle of a burst of reports loses none that were acknowledged, /health says so while it is
+ * down, and the primary starts another. (SIGTERM under load: ./graceful-shutdown.test.ts.)
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { envelopeBytes, errorEvent } from '#tests/fixtures/inbox-envelopes';
+import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
+import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { readInbox } from '#tests/support/inbox-database';
+import { generatedTokenIn, postSignIn, sessionCookieOf } from '#tests/support/inbox-sign-in';
+import { rawRequest } from '#tests/support/raw-request';
+
+const PER_CLIENT = 4;
+
+interface Health {
+  status: string;
+  reasons: string[];
+  workers: { up: number; of: number };
+}
+
+async function health(server: BuiltServer): Promise<Health> {
+  const response = await fetch(`${server.url}/health`);
+  return (await response.json()) as Health;
+}
+
+/** The worker processes: the primary's children. */
+function workersOf(server: BuiltServer): number[] {
+  return readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+}
+
+/**
+ * Opens a connection and asks for /health on it, leaving it open: 'answered', or 'refused' when
+ * the server closed it unanswered.
+ */
+function openAndAsk(
+  url: string,
+  held: Array<{ destroy(): void }>,
+): Promise<'answered' | 'refused'> {
+  const { hostname, port } = new URL(url);
+  return new Promise((done) => {
+    const socket = connect(Number(port), hostname);
+    held.push(socket);
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString();
+      if (received.includes('\r\n\r\n')) done('answered');
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => done(received ? 'answered' : 'refused'));
+    socket.write(`GET /health HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+  });
+}
+
+/**
+ * One tunnel post from `localAddress` (each 127.x.y.z is a client of its own). A connection the
+ * primary was handing to the worker as it was killed is never answered nor closed (node:cluster
+ * keeps its copy until the worker replies): it counts as unanswered after a while, as a browser
+ * would give up on it.
+ */
+function postEnvelope(server: BuiltServer, body: Uint8Array, localAddress: string) {
+  const { hostname, port } = new URL(server.url);
+  return new Promise<number | 'no answer'>((done) => {
+    const req = request(
+      {
+        host: hostname,
+        port,
+        path: '/monitoring?o=0&p=1',
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/x-sentry-envelope' },
+        agent: false,
+        timeout: 5_000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode ?? 0));
+        res.on('error', () => done('no answer'));
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => done('no answer'));
+    req.end(body);
+  });
+}
+
+/** A report for the local inbox, as the browser SDK sends it through the tunnel. */
+function reportEnvelope(eventId: string): Uint8Array {
+  return envelopeBytes({ dsn: LOCAL_INBOX_DSN, event_id: eventId }, [
+    { header: { type: 'event' }, payload: errorEvent({ eventId }) },
+  ]);
+}
+
+const hex32 = (n: number) => n.toString(16).padStart(32, 'f');
+
+describe('two workers', () => {
+  let server: BuiltServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = join(mkdtempSync(join(tmpdir(), 'workers-')), 'inbox');
+    server = await startBuiltServer({
+      WEB_CONCURRENCY: '2',
+      MAX_CONNECTIONS_PER_CLIENT: String(PER_CLIENT),
+      MONITORING_INBOX_DIR: dir,
+      MONITORING_INBOX_TRUST_LOOPBACK: 'false',
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('prints its start lines once, naming the worker count', () => {
+    const output = server.output();
+    expect(output.match(/Listening on /g)).toHaveLength(1);
+    expect(output).toMatch(
+      /Listening on http:\/\/127\.0\.0\.1:\d+ with 2 workers \(WEB_CONCURRENCY=2\)/,
+    );
+    expect(output.match(/\[monitoring\] local inbox mode/g)).toHaveLength(1);
+    expect(output.match(/one-click sign-in/g)).toHaveLength(1);
+    expect(workersOf(server)).toHaveLength(2);
+  });
+
+  it('serves on both workers, and refuses a client past its cap for the whole server', async () => {
+    const held: Array<{ destroy(): void }> = [];
+    try {
+      const outcomes: string[] = [];
+      // One at a time: the primary hands connections to the workers in turn. Each worker holds
+      // 2 of this client's (4 for the server); 4 answered means both served.
+      for (let i = 0; i < PER_CLIENT + 4; i++) outcomes.push(await openAndAsk(server.url, held));
+      expect(outcomes).toEqual([
+        ...Array(PER_CLIENT).fill('answered'),
+        ...Array(4).fill('refused'),
+      ]);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
+
+  it('knows a session on every worker, whichever signed it in', async () => {
+    const signIn = await postSignIn(server.url, generatedTokenIn(server.output()));
+    expect(signIn.status).toBe(303);
+    const cookie = sessionCookieOf(signIn);
+    // New connections, so that they go to both workers in turn.
+    for (let i = 0; i < 6; i++) {
+      const list = await rawRequest(`${server.url}/errors`, {
+        headers: { 'user-agent': BROWSER_USER_AGENT, cookie },
+      });
+      // Not signed in, /errors sends the visitor to /errors/sign-in.
+      expect([list.status, list.headers.location]).toEqual([200, undefined]);
+    }
+  });
+
+  it('loses no acknowledged report when a worker is killed during a burst, and starts another', async () => {
+    const [victim] = workersOf(server);
+    const acknowledged: string[] = [];
+    const unanswered: string[] = [];
+    let next = 0;
+    let killed = false;
+    const TOTAL = 600;
+    const client = async (index: number) => {
+      const address = `127.0.${index}.1`;
+      while (next < TOTAL) {
+        const eventId = hex32(next++ + 1);
+        const status = await postEnvelope(server, reportEnvelope(eventId), address);
+        if (status === 200) acknowledged.push(eventId);
+        else unanswered.push(`${eventId}: ${status}`);
+        if (!killed && acknowledged.length >= 150) {
+          killed = true;
+          process.kill(victim as number, 'SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, index) => client(index + 1)));
+
+    expect(killed).toBe(true);
+    expect(acknowledged.length).toBeGreaterThan(300);
+    const stored = new Set(readInbox(dir).events.map((event) => event.eventId));
+    expect(acknowledged.filter((eventId) => !stored.has(eventId))).toEqual([]);
+    // Whatever was not acknowledged was lost with the worker, or refused: never a 500.
+    expect(unanswered.filter((line) => line.endsWith(': 500'))).toEqual([]);
+
+    const back = await pollHealth(server, (now) => now.workers.up === 2);
+    expect(back).toMatchObject({ status: 'ok', workers: { up: 2, of: 2 } });
+    const workers = workersOf(server);
+    expect(workers).toHaveLength(2);
+    expect(workers).not.toContain(victim);
+    expect(server.output()).toMatch(
+      new RegExp(`\\[server\\] worker \\d \\(pid ${victim}\\) stopped \\(signal SIGKILL\\)`),
+    );
+  }, 60_000);
+
+  it('says degraded on /health while a worker is down, naming it, and ok once it is back', async () => {
+    await pollHealth(server, (now) => now.status === 'ok' && now.workers.up === 2);
+    const [victim] = workersOf(server);
+    process.kill(victim as number, 'SIGKILL');
+    const down = await pollHealth(server, (now) => now.workers.up === 1);
+    expect(down.status).toBe('degraded');
+    expect(down.reasons).toEqual([
+      expect.stringMatching(/^workers-down: worker \d is not serving \(1 of 2 are\)$/),
+    ]);
+    const up = await pollHealth(server, (now) => now.workers.up === 2);
+    expect(up).toMatchObject({ status: 'ok', reasons: [], workers: { up: 2, of: 2 } });
+  }, 30_000);
+});
+
+/**
+ * /health, asked again and again until `holds`: the answer that held. A connection reset is
+ * asked again: it went to the worker just killed.
+ */
+async function pollHealth(
+  server: BuiltServer,
+  holds: (health: Health) => boolean,
+): Promise<Health> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const now = await health(server).catch(() => undefined);
+    if (now && holds(now)) return now;
+    if (Date.now() > deadline) throw new Error(`/health never held: ${JSON.stringify(now)}`);
+  }
+}
