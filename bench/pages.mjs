@@ -5,13 +5,15 @@
 //   ours (inbox)          .output/server/index.mjs, SENTRY_DSN unset (local inbox mode)
 //   ours (Sentry)         the same build, SENTRY_DSN set to a fake ingest in this process
 //   ours (traced)         as ours (Sentry), every page view traced: for its JavaScript only
+//   ours (inbox), 2 workers  ours (inbox) with WEB_CONCURRENCY=2: for its throughput only
+// Every server but the last is one process (WEB_CONCURRENCY=1).
 // Ours (inbox) and ours (Sentry) trace no page view (SENTRY_TRACES_SAMPLE_RATE=0), the case of
 // most visitors: a traced one also loads the SDK and tracing (decision 0950).
 // 1. Throughput: GET /about and / with a browser User-Agent, one load at a time (wrk, else
 //    autocannon, in a process of its own), after a warm-up; the median of BENCH_ROUNDS rounds.
 // 2. The JavaScript Chromium loads for /about: first visit, before hydration, second visit.
-// 3. Issue 12's targets and issue 22's (`/` against the minimal app), PASS or FAIL. Figures,
-//    not assertions: see docs/performance.md.
+// 3. Issue 12's targets and issue 22's (`/` against the minimal app), and issue 27's (two
+//    workers against one), PASS or FAIL. Figures, not assertions: see docs/performance.md.
 // Settings: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WARMUP (s, 2),
 // BENCH_LOAD_TOOL=autocannon to use the fallback even where wrk is installed.
 import { availableParallelism, loadavg } from 'node:os';
@@ -24,7 +26,7 @@ import { cpuSecondsOf } from './pages/process-cpu.mjs';
 import { stopAll } from './pages/processes.mjs';
 import { printBytesTable, printLoadTable, printRounds, printVerdicts } from './pages/report.mjs';
 import { startBareReact, startMinimalStart, startOurs } from './pages/servers.mjs';
-import { verdicts } from './pages/targets.mjs';
+import { verdicts, workerVerdicts } from './pages/targets.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -201,9 +203,14 @@ async function main() {
       dsn: ingest.dsn,
       tracesSampleRate: '0',
     });
-    await checkSameMarkup([minimal, bare, inbox, sentry]);
+    const twoWorkers = await startOurs({
+      name: 'ours (inbox), 2 workers',
+      tracesSampleRate: '0',
+      workers: '2',
+    });
+    await checkSameMarkup([minimal, bare, inbox, sentry, twoWorkers]);
 
-    const load = await measureLoad([minimal, bare, inbox, sentry]);
+    const load = await measureLoad([minimal, bare, inbox, sentry, twoWorkers]);
     // For its JavaScript only: a traced page view also loads the SDK and tracing.
     const traced = await startOurs({
       name: 'ours (traced)',
@@ -215,7 +222,7 @@ async function main() {
       `\nThe fake Sentry ingest received ${ingest.envelopes()} envelope(s) from ours (Sentry).`,
     );
 
-    console.log('\n## Issue 12 and issue 22 targets (this run)\n');
+    console.log('\n## Issue 12, issue 22 and issue 27 targets (this run)\n');
     const figuresOf = (name) => ({
       about: load.find((row) => row.server === name && row.path === '/about')?.figures,
       home: load.find((row) => row.server === name && row.path === '/')?.figures,
@@ -227,6 +234,12 @@ async function main() {
         rows: verdicts(figuresOf(server.name), figuresOf(minimal.name)),
       })),
     );
+    printVerdicts([
+      {
+        name: twoWorkers.name,
+        rows: workerVerdicts(figuresOf(twoWorkers.name).about, figuresOf(inbox.name).about),
+      },
+    ]);
     const tracedWire = bytes.find((column) => column.name === traced.name)?.bytes?.first.wire;
     console.log(`
 The targets hold for page views that are not traced (SENTRY_TRACES_SAMPLE_RATE=0 above). A

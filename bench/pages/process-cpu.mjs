@@ -1,4 +1,5 @@
-// CPU time a process has used (all its threads: user and system), from /proc on Linux. Steadier
+// CPU time a server has used (all its threads, user and system, and its children's: a cluster's
+// workers), from /proc on Linux. Steadier
 // than req/s on a shared machine: a server's CPU per request does not depend on how much of
 // the machine the load generator or a neighbour takes (docs/decisions/0810-pages-benchmark.md).
 import { execFileSync } from 'node:child_process';
@@ -6,8 +7,24 @@ import { readFileSync } from 'node:fs';
 
 let ticksPerSecond;
 
-/** Seconds of CPU `pid` has used so far, or undefined where /proc cannot tell. */
+/**
+ * Seconds of CPU `pid` and its running children have used so far, or undefined where /proc
+ * cannot tell. A child that exited meanwhile takes its seconds with it: compare runs without
+ * restarts.
+ */
 export function cpuSecondsOf(pid) {
+  const own = ownCpuSecondsOf(pid);
+  if (own === undefined) return undefined;
+  let children = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+  } catch {
+    // No children file (an older kernel): the process alone.
+  }
+  return children.filter(Boolean).reduce((sum, child) => sum + (ownCpuSecondsOf(child) ?? 0), own);
+}
+
+function ownCpuSecondsOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may hold spaces.

@@ -14,7 +14,39 @@ export const TARGETS = {
   maxSecondVisitWire: 0,
   /** `/` req/s at least this share of the minimal Start app's (issue 22: no render place held while streaming). */
   minHomeRpsRatio: 0.9,
+  /** Issue 27: two workers serve /about at least this many times one worker's req/s (2 cores)... */
+  minTwoWorkerRpsRatio: 1.8,
+  /** ...with a p99 no worse than one worker's. */
+  maxTwoWorkerP99Ratio: 1,
 };
+
+/**
+ * Issue 27's verdicts: `two` and `one` are our server's /about figures ({ rps, p99 }) with two
+ * workers and with one, from the same run.
+ */
+export function workerVerdicts(two, one, targets = TARGETS) {
+  const known = [two?.rps, one?.rps, two?.p99, one?.p99].every(
+    (figure) => figure !== undefined && !Number.isNaN(figure),
+  );
+  const rpsRatio = two?.rps / one?.rps;
+  const p99Ratio = two?.p99 / one?.p99;
+  return [
+    {
+      target: `/about req/s >= ${targets.minTwoWorkerRpsRatio} x one worker`,
+      pass: known ? rpsRatio >= targets.minTwoWorkerRpsRatio : null,
+      detail: known
+        ? `${rpsRatio.toFixed(2)} x (${Math.round(two.rps)} vs ${Math.round(one.rps)})`
+        : 'not measured',
+    },
+    {
+      target: "/about p99 no worse than one worker's",
+      pass: known ? p99Ratio <= targets.maxTwoWorkerP99Ratio : null,
+      detail: known
+        ? `${p99Ratio.toFixed(2)} x (${two.p99.toFixed(1)} vs ${one.p99.toFixed(1)} ms)`
+        : 'not measured',
+    },
+  ];
+}
 
 const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
 

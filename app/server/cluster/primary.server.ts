@@ -126,8 +126,11 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
       if (places.every((each) => each.worker === undefined)) finishDrain();
       return;
     }
-    // A worker that stops before the server is up is a start-up failure: handled below.
-    if (!started) return;
+    // Before the server is up, a worker that stops is a failure to start: see below.
+    if (!started) {
+      failToStart(`worker ${place.number} stopped (${exitOf(code, signal)})`);
+      return;
+    }
     const livedMs = Date.now() - place.startedAt;
     const delayMs = restartDelayMs(place.delayMs, livedMs);
     place.delayMs = delayMs;
@@ -171,23 +174,25 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
   process.on('SIGTERM', () => drain('SIGTERM'));
   process.on('SIGINT', () => drain('SIGINT'));
 
-  // The first worker alone: a port in use or a bad inbox directory is then said once, by it,
-  // not by every worker at once.
+  /** A worker stopped before every worker listened: its own lines said why; the server stops. */
+  const failToStart = (what: string) => {
+    if (draining) return;
+    draining = true;
+    console.error(`[server] ${what} before the server was up: the server stops`);
+    for (const place of places) place.worker?.process.kill('SIGKILL');
+    process.exit(1);
+  };
+
+  // The first worker alone: a port in use is then said once, by it, not by every worker.
   let address: { address: string; port: number };
   try {
     address = await start(places[0] as Place);
     await Promise.all(places.slice(1).map(start));
-  } catch (error) {
-    if (draining) return;
-    draining = true;
-    console.error(
-      `[server] a worker stopped before it listened (${error instanceof Error ? error.message : error}): the server stops`,
-    );
-    for (const place of places) place.worker?.process.kill('SIGKILL');
-    process.exit(1);
+  } catch {
+    return; // failToStart has it
   }
-  started = true;
   if (draining) return;
+  started = true;
   const host = address.address.includes(':') ? `[${address.address}]` : address.address;
   const accessLine = describeInboxAccess(config, address.port);
   const spotlight = describeSpotlight(config);

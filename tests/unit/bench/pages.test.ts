@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hasExplicitFreshness } from '../../../bench/pages/freshness.mjs';
-import { TARGETS, verdicts } from '../../../bench/pages/targets.mjs';
+import { TARGETS, verdicts, workerVerdicts } from '../../../bench/pages/targets.mjs';
 import { durationMs, parseWrkOutput } from '../../../bench/pages/wrk-output.mjs';
 
 // Real wrk 4 output (wrk -t1 -c4 -d1s --latency), one run with a 404 path.
@@ -139,5 +139,16 @@ describe('verdicts', () => {
     ],
   ])('%s', (_name, ours, expected) => {
     expect(passes(ours)).toEqual(expected);
+  });
+});
+
+describe('workerVerdicts', () => {
+  const one = { rps: 400, p99: 80 };
+  it.each([
+    ['1.8 times the req/s, the same p99', { rps: 720, p99: 80 }, [true, true]],
+    ['just under 1.8 times, a worse p99', { rps: 719, p99: 80.1 }, [false, false]],
+    ['not measured', undefined, [null, null]],
+  ])('%s', (_name, two, expected) => {
+    expect(workerVerdicts(two, one, TARGETS).map((row) => row.pass)).toEqual(expected);
   });
 });
