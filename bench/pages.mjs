@@ -228,6 +228,10 @@ async function main() {
       home: load.find((row) => row.server === name && row.path === '/')?.figures,
       bytes: bytes.find((column) => column.name === name)?.bytes,
     });
+    const aboutWithCpu = (name) => {
+      const row = load.find((each) => each.server === name && each.path === '/about');
+      return row && { ...row.figures, cpuMsPerRequest: row.cpuMsPerRequest };
+    };
     printVerdicts(
       [inbox, sentry].map((server) => ({
         name: server.name,
@@ -237,7 +241,11 @@ async function main() {
     printVerdicts([
       {
         name: twoWorkers.name,
-        rows: workerVerdicts(figuresOf(twoWorkers.name).about, figuresOf(inbox.name).about),
+        rows: workerVerdicts(
+          aboutWithCpu(twoWorkers.name),
+          aboutWithCpu(inbox.name),
+          availableParallelism(),
+        ),
       },
     ]);
     const tracedWire = bytes.find((column) => column.name === traced.name)?.bytes?.first.wire;

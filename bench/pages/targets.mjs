@@ -21,21 +21,27 @@ export const TARGETS = {
 };
 
 /**
- * Issue 27's verdicts: `two` and `one` are our server's /about figures ({ rps, p99 }) with two
- * workers and with one, from the same run.
+ * Issue 27's verdicts: `two` and `one` are our server's /about figures ({ rps, p99, cpuMsPerRequest })
+ * with two workers and with one, from the same run; `cores` the machine's. The req/s verdict
+ * also says how far the machine's CPU lets two workers go at one worker's CPU per request: a
+ * process that already uses more than one core (its GC and I/O threads) cannot double on two.
  */
-export function workerVerdicts(two, one, targets = TARGETS) {
+export function workerVerdicts(two, one, cores, targets = TARGETS) {
   const known = [two?.rps, one?.rps, two?.p99, one?.p99].every(
     (figure) => figure !== undefined && !Number.isNaN(figure),
   );
   const rpsRatio = two?.rps / one?.rps;
   const p99Ratio = two?.p99 / one?.p99;
+  const coresUsed = (one?.rps * one?.cpuMsPerRequest) / 1000;
+  const ceiling = Number.isFinite(coresUsed)
+    ? `; one worker uses ${coresUsed.toFixed(2)} of ${cores} cores, so this machine's CPU allows at most ${(cores / coresUsed).toFixed(2)} x`
+    : '';
   return [
     {
       target: `/about req/s >= ${targets.minTwoWorkerRpsRatio} x one worker`,
       pass: known ? rpsRatio >= targets.minTwoWorkerRpsRatio : null,
       detail: known
-        ? `${rpsRatio.toFixed(2)} x (${Math.round(two.rps)} vs ${Math.round(one.rps)})`
+        ? `${rpsRatio.toFixed(2)} x (${Math.round(two.rps)} vs ${Math.round(one.rps)})${ceiling}`
         : 'not measured',
     },
     {

@@ -143,12 +143,19 @@ describe('verdicts', () => {
 });
 
 describe('workerVerdicts', () => {
-  const one = { rps: 400, p99: 80 };
+  const one = { rps: 400, p99: 80, cpuMsPerRequest: 2.8 };
   it.each([
     ['1.8 times the req/s, the same p99', { rps: 720, p99: 80 }, [true, true]],
     ['just under 1.8 times, a worse p99', { rps: 719, p99: 80.1 }, [false, false]],
     ['not measured', undefined, [null, null]],
   ])('%s', (_name, two, expected) => {
-    expect(workerVerdicts(two, one, TARGETS).map((row) => row.pass)).toEqual(expected);
+    expect(workerVerdicts(two, one, 2, TARGETS).map((row) => row.pass)).toEqual(expected);
+  });
+
+  it("says how far the machine's CPU lets two workers go", () => {
+    // 400 req/s at 2.8 ms each: 1.12 of 2 cores.
+    expect(workerVerdicts({ rps: 560, p99: 80 }, one, 2, TARGETS)[0]?.detail).toBe(
+      "1.40 x (560 vs 400); one worker uses 1.12 of 2 cores, so this machine's CPU allows at most 1.79 x",
+    );
   });
 });
