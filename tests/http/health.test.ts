@@ -26,6 +26,7 @@ describe('GET /health', () => {
     expect(body).toEqual({
       status: 'ok',
       reasons: [],
+      workers: { up: 1, of: 1 },
       version: packageJson.version,
       uptimeSeconds: expect.any(Number),
       monitoring: 'local-inbox',

@@ -27,8 +27,9 @@ interface Health {
   workers: { up: number; of: number };
 }
 
+/** /health; a request the killed worker took with it fails after a while (see postEnvelope). */
 async function health(server: BuiltServer): Promise<Health> {
-  const response = await fetch(`${server.url}/health`);
+  const response = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(2_000) });
   return (await response.json()) as Health;
 }
 
