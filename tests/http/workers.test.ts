@@ -7,10 +7,10 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { envelopeBytes, errorEvent } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
@@ -18,6 +18,7 @@ import { type BuiltServer, startBuiltServer } from '#tests/support/built-server'
 import { readInbox } from '#tests/support/inbox-database';
 import { generatedTokenIn, postSignIn, sessionCookieOf } from '#tests/support/inbox-sign-in';
 import { rawRequest } from '#tests/support/raw-request';
+import { slowPost } from '#tests/support/slow-client';
 
 const PER_CLIENT = 4;
 
@@ -33,7 +34,17 @@ async function health(server: BuiltServer): Promise<Health> {
   return (await response.json()) as Health;
 }
 
-/** The worker processes: the primary's children. */
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** The worker processes: the primary's children, in the order they were started. */
 function workersOf(server: BuiltServer): number[] {
   return readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8')
     .trim()
@@ -232,3 +243,66 @@ async function pollHealth(
     if (Date.now() > deadline) throw new Error(`/health never held: ${JSON.stringify(now)}`);
   }
 }
+
+describe('two workers, when things go wrong', () => {
+  let server: BuiltServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it('outlives every worker dying at once, again and again, and serves on the same port', async () => {
+    // A port of its own: with PORT=0 the workers started again would pick another.
+    server = await startBuiltServer({ WEB_CONCURRENCY: '2', PORT: String(await freePort()) });
+    for (let round = 0; round < 4; round++) {
+      for (const pid of workersOf(server)) process.kill(pid, 'SIGKILL');
+      await pollHealth(server, (now) => now.status === 'ok' && now.workers.up === 2);
+    }
+    expect(server.exitCode()).toBeNull();
+    expect(server.output().match(/stopped \(signal SIGKILL\)/g)).toHaveLength(8);
+  }, 60_000);
+
+  it('says a worker whose event loop is stuck is not answering, and ok once it runs again', async () => {
+    server = await startBuiltServer({ WEB_CONCURRENCY: '2' });
+    const running = server;
+    await pollHealth(running, (now) => now.workers.up === 2);
+    const [stuck] = workersOf(running);
+    process.kill(stuck as number, 'SIGSTOP');
+    try {
+      const silent = await pollHealth(running, (now) => now.workers.up === 1);
+      expect(silent.status).toBe('degraded');
+      expect(silent.reasons).toEqual([
+        expect.stringMatching(/^workers-down: worker \d is not answering \(1 of 2 are\)$/),
+      ]);
+    } finally {
+      process.kill(stuck as number, 'SIGCONT');
+    }
+    await pollHealth(running, (now) => now.status === 'ok' && now.workers.up === 2);
+    // Stuck for seconds, not for good: the same worker, not replaced.
+    expect(workersOf(running)).toContain(stuck);
+  }, 30_000);
+
+  it('exits 1, naming it, when a worker is killed while it drains', async () => {
+    server = await startBuiltServer({ WEB_CONCURRENCY: '2' });
+    const running = server;
+    // Worker 1 was started first: the primary's first child.
+    const pids = workersOf(running);
+    // A report still arriving keeps the worker that has it draining until it ends.
+    const upload = await slowPost({
+      origin: running.url,
+      path: '/monitoring?o=0&p=1',
+      contentLength: 100_000,
+      start: new TextEncoder().encode(`{"dsn":"${LOCAL_INBOX_DSN}"}\n`),
+    });
+    process.kill(running.pid, 'SIGTERM');
+    const draining = await running.waitForOutput(/worker (\d): SIGTERM: finishing 1 request/);
+    const number = Number(/worker (\d)/.exec(draining)?.[1]);
+    process.kill(pids[number - 1] as number, 'SIGKILL');
+    await running.waitForOutput(
+      new RegExp(`\\[server\\] worker ${number} stopped \\(signal SIGKILL\\) while draining`),
+    );
+    upload.socket.destroy();
+    await running.stop();
+    expect(running.exitCode()).toBe(1);
+  }, 30_000);
+});

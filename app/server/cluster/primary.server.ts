@@ -9,8 +9,9 @@
  * - prints the start lines once, naming the worker count, when every worker listens;
  * - brings the inbox's schema up to date and ends the last run's sessions before any worker
  *   serves, and makes the run's inbox token, the same for every worker;
- * - starts a worker that stopped again, at once or with a growing delay if it keeps stopping
- *   (./restart-delay.ts), one line each time;
+ * - starts a worker that stopped again, after a delay that grows while it
+ *   keeps stopping (./restart-delay.ts), one line each time; stops and replaces a worker that has
+ *   not been heard from for a while (its event loop is stuck);
  * - tells every worker the others' health, for /health (./server-health.ts);
  * - on SIGTERM or SIGINT has every worker drain, then exits.
  *
@@ -29,10 +30,16 @@ import {
 import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
 import { restartDelayMs } from './restart-delay';
 import { isWorkerHealthMessage, SERVER_HEALTH, type ServerHealthMessage } from './server-health';
-import { WORKER_NUMBER_VARIABLE } from './worker-link.server';
+import { REPORT_EVERY_MS, WORKER_NUMBER_VARIABLE } from './worker-link.server';
 
 /** Past the workers' own drain bound, the primary stops waiting for them. */
 const DRAIN_GRACE_MS = SHUTDOWN_DRAIN_MS + 10_000;
+/** A worker not heard from for this long is not answering: /health says so. */
+export const SILENT_AFTER_MS = 10 * REPORT_EVERY_MS;
+/** ...and for this long, stuck for good: it is stopped and another started in its place. */
+export const STUCK_AFTER_MS = 60 * REPORT_EVERY_MS;
+/** Changes reach the workers together, at most this often: a burst of reports is one message. */
+const TELL_EVERY_MS = 100;
 
 /**
  * Reads the environment (a bad one stops the server here, once, naming each bad variable), and
@@ -57,6 +64,8 @@ interface Place {
   worker?: Worker;
   listening: boolean;
   startedAt: number;
+  /** When the worker last reported (its event loop turned). */
+  heardAt: number;
   /** The delay before this place's current worker started (undefined: the first start). */
   delayMs?: number;
   restartTimer?: NodeJS.Timeout;
@@ -65,6 +74,7 @@ interface Place {
 
 async function runPrimary(config: ServerConfig, entryFile: string): Promise<void> {
   const count = config.workers;
+  const startedAt = Date.now();
   const inboxProblem = prepareInboxAtStart(config);
   const workerEnv: Record<string, string> = { WEB_CONCURRENCY: String(count) };
   // A token made for this run is made here, once: every worker must accept the same one.
@@ -76,38 +86,66 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     number: index + 1,
     listening: false,
     startedAt: 0,
+    heardAt: 0,
     reasons: [],
   }));
   let draining = false;
   let started = false;
+  const drainCodes: number[] = [];
 
-  const view = (): ServerHealthMessage => ({
+  const silent = (place: Place, now: number) => now - place.heardAt >= SILENT_AFTER_MS;
+  const view = (now = Date.now()): ServerHealthMessage => ({
     type: SERVER_HEALTH,
     workers: count,
-    serving: places.filter((place) => place.listening).map((place) => place.number),
+    startedAt,
+    serving: places
+      .filter((place) => place.listening && !silent(place, now))
+      .map((place) => place.number),
+    silent: places
+      .filter((place) => place.listening && silent(place, now))
+      .map((place) => place.number),
     reasons: Object.fromEntries(places.map((place) => [place.number, place.reasons])),
   });
+  let telling = false;
   const tellWorkers = () => {
-    const message = view();
-    for (const place of places) {
-      if (place.listening && place.worker?.isConnected()) place.worker.send(message);
-    }
+    if (telling) return;
+    telling = true;
+    setTimeout(() => {
+      telling = false;
+      const message = view();
+      for (const place of places) {
+        const worker = place.worker;
+        if (!place.listening || !worker?.isConnected()) continue;
+        // A worker that just died may still look connected: its send fails, and its exit
+        // handler does the rest.
+        worker.send(message, undefined, () => {});
+      }
+    }, TELL_EVERY_MS);
   };
 
   const start = (place: Place): Promise<{ address: string; port: number }> => {
+    // Every worker asks for the same PORT, 0 included: node:cluster shares one listening socket
+    // between the requests that name the same address and port (decision 0620).
     const worker = cluster.fork({ ...workerEnv, [WORKER_NUMBER_VARIABLE]: String(place.number) });
     place.worker = worker;
     place.listening = false;
     place.startedAt = Date.now();
+    place.heardAt = place.startedAt;
     place.reasons = [];
+    // Without a listener, a failed send to a worker that died would end the primary.
+    worker.on('error', () => {});
     worker.on('message', (message: unknown) => {
       if (!isWorkerHealthMessage(message)) return;
+      const wasSilent = silent(place, Date.now());
+      place.heardAt = Date.now();
+      const changed = message.reasons.join('\n') !== place.reasons.join('\n');
       place.reasons = message.reasons;
-      tellWorkers();
+      if (changed || wasSilent) tellWorkers();
     });
     return new Promise((listening, stoppedFirst) => {
       worker.once('listening', (address) => {
         place.listening = true;
+        place.heardAt = Date.now();
         tellWorkers();
         listening({ address: address.address, port: address.port });
       });
@@ -116,13 +154,27 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
         place.listening = false;
         place.worker = undefined;
         if (!wasListening) stoppedFirst(new Error(exitOf(code, signal)));
-        onExit(place, worker, code, signal);
+        onExit(place, worker, wasListening, code, signal);
       });
     });
   };
 
-  const onExit = (place: Place, worker: Worker, code: number | null, signal: string | null) => {
+  const onExit = (
+    place: Place,
+    worker: Worker,
+    wasListening: boolean,
+    code: number | null,
+    signal: string | null,
+  ) => {
     if (draining) {
+      // A worker that never listened had nothing to drain.
+      const clean = !wasListening || (signal === null && code === 0);
+      drainCodes.push(clean ? 0 : 1);
+      if (!clean) {
+        console.error(
+          `[server] worker ${place.number} stopped (${exitOf(code, signal)}) while draining`,
+        );
+      }
       if (places.every((each) => each.worker === undefined)) finishDrain();
       return;
     }
@@ -147,7 +199,6 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     }, delayMs);
   };
 
-  let drainCodes: number[] = [];
   const finishDrain = () => process.exit(drainCodes.every((code) => code === 0) ? 0 : 1);
 
   const drain = (signal: NodeJS.Signals) => {
@@ -156,12 +207,8 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     const live = places.filter((place) => place.worker);
     console.log(`[server] ${signal}: every worker finishes its requests in flight, then exits`);
     for (const place of places) clearTimeout(place.restartTimer);
-    drainCodes = [];
-    for (const place of live) {
-      place.worker?.once('exit', (code) => drainCodes.push(code ?? 1));
-      // SIGTERM whatever came here: a worker that got the terminal's SIGINT too ignores a second.
-      place.worker?.process.kill('SIGTERM');
-    }
+    // SIGTERM whatever came here: a worker that got the terminal's SIGINT too ignores a second.
+    for (const place of live) place.worker?.process.kill('SIGTERM');
     if (live.length === 0) finishDrain();
     setTimeout(() => {
       console.error(
@@ -182,6 +229,26 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     for (const place of places) place.worker?.process.kill('SIGKILL');
     process.exit(1);
   };
+
+  // A worker whose event loop is stuck neither answers its connections nor reports: /health
+  // says so after a while, and a while later it is replaced (its exit starts another).
+  setInterval(() => {
+    const now = Date.now();
+    let changed = false;
+    for (const place of places) {
+      if (!place.listening || !place.worker) continue;
+      const quietMs = now - place.heardAt;
+      if (quietMs >= SILENT_AFTER_MS && quietMs < SILENT_AFTER_MS + REPORT_EVERY_MS) changed = true;
+      if (quietMs >= STUCK_AFTER_MS && !draining) {
+        warnLimited(
+          'worker stuck',
+          `[server] worker ${place.number} (pid ${place.worker.process.pid}) has not been heard from for ${seconds(quietMs)}: stopping it`,
+        );
+        place.worker.process.kill('SIGKILL');
+      }
+    }
+    if (changed) tellWorkers();
+  }, REPORT_EVERY_MS).unref();
 
   // The first worker alone: a port in use is then said once, by it, not by every worker.
   let address: { address: string; port: number };

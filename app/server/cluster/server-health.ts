@@ -8,7 +8,7 @@
 export const WORKER_HEALTH = 'start-monitoring:worker-health';
 export const SERVER_HEALTH = 'start-monitoring:server-health';
 
-/** A worker's current troubles (`trouble: detail`, ../health/health-signals.ts), on change. */
+/** A worker's current troubles (`trouble: detail`, ../health/health-signals.ts), every 500 ms. */
 export interface WorkerHealthMessage {
   type: typeof WORKER_HEALTH;
   reasons: string[];
@@ -19,9 +19,13 @@ export interface ServerHealthMessage {
   type: typeof SERVER_HEALTH;
   /** Workers the server runs (WEB_CONCURRENCY resolved). */
   workers: number;
-  /** Workers listening now, by number (1…workers). */
+  /** When the server started (the primary), ms since the epoch: /health's uptime. */
+  startedAt: number;
+  /** Workers listening and heard from lately, by number (1…workers). */
   serving: number[];
-  /** Each serving worker's last reported troubles, by number. */
+  /** Workers listening but not heard from for a while: their event loop is stuck. */
+  silent: number[];
+  /** Every worker's last reported troubles, by number; a worker reads the others'. */
   reasons: Record<string, string[]>;
 }
 
@@ -42,12 +46,14 @@ export function isWorkerHealthMessage(message: unknown): message is WorkerHealth
 
 export function isServerHealthMessage(message: unknown): message is ServerHealthMessage {
   if (typeof message !== 'object' || message === null) return false;
-  const { type, workers, serving, reasons } = message as Partial<ServerHealthMessage>;
+  const { type, workers, startedAt, serving, silent, reasons } =
+    message as Partial<ServerHealthMessage>;
   return (
     type === SERVER_HEALTH &&
     typeof workers === 'number' &&
-    Array.isArray(serving) &&
-    serving.every((worker) => typeof worker === 'number') &&
+    typeof startedAt === 'number' &&
+    isNumberList(serving) &&
+    isNumberList(silent) &&
     typeof reasons === 'object' &&
     reasons !== null &&
     Object.values(reasons).every(isStringList)
@@ -57,7 +63,7 @@ export function isServerHealthMessage(message: unknown): message is ServerHealth
 /**
  * What worker `own.worker` answers for the server: its own troubles as they are now, the other
  * serving workers' as last reported, and one `workers-down` reason while any is not serving
- * (crashed and not yet back). Before the primary's first view, only its own.
+ * (crashed and not yet back, or stuck). Before the primary's first view, only its own.
  */
 export function serverHealthOf(
   own: { worker: number; reasons: readonly string[] },
@@ -66,21 +72,35 @@ export function serverHealthOf(
 ): ServerHealth {
   const serving = new Set(view?.serving ?? []);
   serving.add(own.worker);
+  const silent = new Set((view?.silent ?? []).filter((worker) => worker !== own.worker));
   const reasons = own.reasons.map((reason) => `${reason} (worker ${own.worker})`);
   for (let worker = 1; worker <= workers; worker++) {
     if (worker === own.worker || !serving.has(worker)) continue;
     for (const reason of view?.reasons[worker] ?? []) reasons.push(`${reason} (worker ${worker})`);
   }
-  const down = view ? range(workers).filter((worker) => !serving.has(worker)) : [];
+  const down = view
+    ? range(workers).filter((worker) => !serving.has(worker) && !silent.has(worker))
+    : [];
+  const of = `(${serving.size} of ${workers} are)`;
   if (down.length > 0) {
-    const which = down.length === 1 ? `worker ${down[0]} is` : `workers ${down.join(', ')} are`;
-    reasons.push(`workers-down: ${which} not serving (${serving.size} of ${workers} are)`);
+    reasons.push(`workers-down: ${workersAre(down)} not serving ${of}`);
+  }
+  if (silent.size > 0) {
+    reasons.push(`workers-down: ${workersAre([...silent])} not answering ${of}`);
   }
   return { reasons, workers: { up: serving.size, of: workers } };
 }
 
+function workersAre(numbers: number[]): string {
+  return numbers.length === 1 ? `worker ${numbers[0]} is` : `workers ${numbers.join(', ')} are`;
+}
+
 function range(count: number): number[] {
   return Array.from({ length: count }, (_, index) => index + 1);
+}
+
+function isNumberList(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'number');
 }
 
 function isStringList(value: unknown): value is string[] {

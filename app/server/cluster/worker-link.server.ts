@@ -9,8 +9,11 @@ import { isServerHealthMessage, type ServerHealthMessage, WORKER_HEALTH } from '
 
 /** Set by the primary for each worker it starts: its number, 1…WEB_CONCURRENCY. */
 export const WORKER_NUMBER_VARIABLE = 'SERVER_WORKER';
-/** How often a worker looks whether its troubles changed (shed pages lapse after 10 s). */
-const REPORT_EVERY_MS = 500;
+/**
+ * How often a worker reports its troubles to the primary, changed or not: a report is also its
+ * sign of life (a worker whose event loop is stuck sends none, ./primary.server.ts).
+ */
+export const REPORT_EVERY_MS = 500;
 
 const state = processShared('cluster-worker-link', () => ({
   linked: false,
@@ -29,20 +32,15 @@ export function serverHealthView(): ServerHealthMessage | undefined {
   return state.view;
 }
 
-/** In a worker: reports `ownReasons()` to the primary on change, and keeps its view. */
+/** In a worker: reports `ownReasons()` to the primary every REPORT_EVERY_MS, and keeps its view. */
 export function linkToPrimary(ownReasons: () => string[]): void {
   if (thisWorker() === undefined || state.linked) return;
   state.linked = true;
   process.on('message', (message: unknown) => {
     if (isServerHealthMessage(message)) state.view = message;
   });
-  let last = '[]';
   const report = () => {
-    const reasons = ownReasons();
-    const key = JSON.stringify(reasons);
-    if (key === last || !process.connected) return;
-    last = key;
-    process.send?.({ type: WORKER_HEALTH, reasons });
+    if (process.connected) process.send?.({ type: WORKER_HEALTH, reasons: ownReasons() });
   };
   setInterval(report, REPORT_EVERY_MS).unref();
 }

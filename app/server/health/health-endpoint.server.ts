@@ -23,13 +23,15 @@ export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
   const own = thisProcessReasons();
   // A worker answers for the server: the others' troubles come through the primary.
   const worker = thisWorker();
+  const view = serverHealthView();
   const server =
     worker === undefined
       ? { reasons: own, workers: { up: 1, of: 1 } }
-      : serverHealthOf({ worker, reasons: own }, serverHealthView(), config.workers);
+      : serverHealthOf({ worker, reasons: own }, view, config.workers);
   const { httpStatus, report } = healthReport({
     version: packageJson.version,
-    uptimeSeconds: process.uptime(),
+    // The server's, not this worker's: a worker started again is not a server started again.
+    uptimeSeconds: view ? (Date.now() - view.startedAt) / 1000 : process.uptime(),
     monitoring: config.monitoring.kind,
     lagMs: lagMonitor(config.loadSheddingLagMs).lagMs(),
     shuttingDown: isShuttingDown(),

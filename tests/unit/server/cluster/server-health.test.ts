@@ -9,10 +9,16 @@ import {
 } from '#app/server/cluster/server-health';
 import { ownReasons } from '#app/server/health/health-report';
 
-const view = (serving: number[], reasons: Record<string, string[]> = {}): ServerHealthMessage => ({
+const view = (
+  serving: number[],
+  reasons: Record<string, string[]> = {},
+  silent: number[] = [],
+): ServerHealthMessage => ({
   type: SERVER_HEALTH,
   workers: 3,
+  startedAt: 0,
   serving,
+  silent,
   reasons,
 });
 
@@ -54,6 +60,23 @@ describe('serverHealthOf', () => {
       up: 1,
     },
     {
+      case: 'a worker listening but not heard from: stuck, said apart from one not serving',
+      own: [],
+      view: view([1, 2], {}, [3]),
+      reasons: ['workers-down: worker 3 is not answering (2 of 3 are)'],
+      up: 2,
+    },
+    {
+      case: 'one down, one stuck',
+      own: [],
+      view: view([1], {}, [3]),
+      reasons: [
+        'workers-down: worker 2 is not serving (1 of 3 are)',
+        'workers-down: worker 3 is not answering (1 of 3 are)',
+      ],
+      up: 1,
+    },
+    {
       case: 'the answering worker counts itself before the primary saw it listen',
       own: [],
       view: view([2, 3]),
@@ -89,6 +112,8 @@ describe('the messages', () => {
   it.each([
     [view([1, 2]), true],
     [{ ...view([1]), serving: ['1'] }, false],
+    [{ ...view([1]), silent: undefined }, false],
+    [{ ...view([1]), startedAt: '0' }, false],
     [{ ...view([1]), reasons: { 1: 'x' } }, false],
     [{ ...view([1]), type: WORKER_HEALTH }, false],
   ])('a server view %j is one: %s', (message, ok) => {
