@@ -1,16 +1,25 @@
-/** The machine's figures for `WEB_CONCURRENCY=auto` (./worker-count.ts): cores and cgroup quota. */
+/**
+ * The machine's figures for `WEB_CONCURRENCY=auto` (./worker-count.ts): the cores this process
+ * may run on, and the tightest CPU quota of its cgroup and the cgroup's parents.
+ */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { cpuQuotaOf } from './worker-count';
+import { cgroupCpuDirsOf, cpuQuotaOf } from './worker-count';
 
 export function availableCores(): { cores: number; cpuQuota: number | undefined } {
+  const { v2, v1 } = cgroupCpuDirsOf(readIfThere('/proc/self/cgroup') ?? '');
+  const quotas = [
+    ...v2.map((dir) => cpuQuotaOf({ cpuMax: readIfThere(`${dir}/cpu.max`) })),
+    ...v1.map((dir) =>
+      cpuQuotaOf({
+        cfsQuotaUs: readIfThere(`${dir}/cpu.cfs_quota_us`),
+        cfsPeriodUs: readIfThere(`${dir}/cpu.cfs_period_us`),
+      }),
+    ),
+  ].filter((quota): quota is number => quota !== undefined);
   return {
     cores: availableParallelism(),
-    cpuQuota: cpuQuotaOf({
-      cpuMax: readIfThere('/sys/fs/cgroup/cpu.max'),
-      cfsQuotaUs: readIfThere('/sys/fs/cgroup/cpu/cpu.cfs_quota_us'),
-      cfsPeriodUs: readIfThere('/sys/fs/cgroup/cpu/cpu.cfs_period_us'),
-    }),
+    cpuQuota: quotas.length > 0 ? Math.min(...quotas) : undefined,
   };
 }
 

@@ -24,6 +24,33 @@ export function cpuQuotaOf(cgroup: {
   return Math.max(1, Math.ceil(q / p));
 }
 
+/**
+ * The cgroup directories whose CPU quota binds this process, from `/proc/self/cgroup`: its own
+ * and every parent's up to the root (a systemd `CPUQuota=` sits on the service's, a container
+ * runtime's often on a parent). Paths under `/sys/fs/cgroup`, for cgroup v2 (`cpu.max`) and v1's
+ * `cpu` controller (`cpu.cfs_quota_us`, `cpu.cfs_period_us`).
+ */
+export function cgroupCpuDirsOf(procSelfCgroup: string): { v2: string[]; v1: string[] } {
+  const v2: string[] = [];
+  const v1: string[] = [];
+  for (const line of procSelfCgroup.split('\n')) {
+    const [, controllers, path] = /^\d+:([^:]*):(\/.*)$/.exec(line.trim()) ?? [];
+    if (path === undefined) continue;
+    if (controllers === '') v2.push(...ancestorsOf('/sys/fs/cgroup', path));
+    else if (controllers?.split(',').includes('cpu')) {
+      v1.push(...ancestorsOf('/sys/fs/cgroup/cpu', path));
+    }
+  }
+  return { v2, v1 };
+}
+
+function ancestorsOf(mount: string, path: string): string[] {
+  const parts = path.split('/').filter(Boolean);
+  return parts
+    .map((_, index) => `${mount}/${parts.slice(0, parts.length - index).join('/')}`)
+    .concat(mount);
+}
+
 /** The worker count: a number is taken as it is; `auto` is the cores, capped by the quota. */
 export function workerCountOf(
   setting: WebConcurrency,

@@ -250,10 +250,16 @@ server.setTimeout(limits.idleSocketTimeout);
 // Not server.maxConnections: Node would drop a newcomer before anyone could make room for it.
 // With several workers, each takes its share of a client's connections as of the server's:
 // connections are handed to the workers in turn (docs/production.md#workers).
-shareConnections(server, {
-  maxConnections: limits.maxConnections,
-  perClient: workerShareOf(config.maxConnectionsPerClient, config.workers),
-});
+shareConnections(
+  server,
+  {
+    maxConnections: limits.maxConnections,
+    perClient: workerShareOf(config.maxConnectionsPerClient, config.workers),
+  },
+  config.workers === 1
+    ? 'MAX_CONNECTIONS_PER_CLIENT'
+    : `this worker's share of MAX_CONNECTIONS_PER_CLIENT=${config.maxConnectionsPerClient} over ${config.workers} workers`,
+);
 
 server.once('error', (error: NodeJS.ErrnoException) => {
   const where = `${config.host}:${config.port}`;

@@ -12,7 +12,12 @@ import type { Socket } from 'node:net';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { type ConnectionLimits, createConnectionTable } from './connection-table';
 
-export function shareConnections(server: Server, limits: ConnectionLimits): void {
+/** `perClientSource`: where `limits.perClient` comes from, for the refusal's log line. */
+export function shareConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  perClientSource = 'MAX_CONNECTIONS_PER_CLIENT',
+): void {
   const table = createConnectionTable<Socket>(limits);
   server.on('connection', (socket: Socket) => {
     const admission = table.open(socket, socket.remoteAddress);
@@ -21,7 +26,7 @@ export function shareConnections(server: Server, limits: ConnectionLimits): void
         socket.destroy();
         warnLimited(
           'connection refused',
-          `[server] refused a connection from ${admission.client}: it holds ${limits.perClient} already (MAX_CONNECTIONS_PER_CLIENT)`,
+          `[server] refused a connection from ${admission.client}: it holds ${limits.perClient} already (${perClientSource})`,
           // One line an episode, then the minute's summary: a client over its share retries fast.
           1,
         );

@@ -95,7 +95,7 @@ export function createByteBudget(limits: ByteBudgetLimits): ByteBudget {
 }
 
 /** Local envelopes being received, all together: 64 of the largest, or thousands of usual ones. */
-export const LOCAL_INBOX_BUFFER_BYTES = 64 * 1024 * 1024;
+const LOCAL_INBOX_BUFFER_BYTES = 64 * 1024 * 1024;
 /** Kept for small envelopes: 128 of 64 KiB, or about 1,600 of the usual 5 KB. */
 const SMALL_ENVELOPE_RESERVE_BYTES = 8 * 1024 * 1024;
 /** An error with its stack and breadcrumbs, a session, a span batch: all well under this. */
@@ -103,17 +103,21 @@ const SMALL_ENVELOPE_BYTES = 64 * 1024;
 
 /**
  * One worker's limits, of `workers`, for envelopes of at most `maxBytes`. The whole and the
- * reserve are the server's, divided among its workers. A client may hold two of the largest at
+ * reserve are the server's, divided among its workers, the whole never below one envelope of
+ * `maxBytes` beside the reserve. A client may hold two of the largest at
  * once, or a 32nd of the worker's whole, whichever is more, so that it takes at least 28
  * clients (IPv4 addresses or IPv6 /64s) to hold the 56 MiB outside the reserve (with one
  * worker), and none can hold the reserve.
  */
 export function localBufferLimits(maxBytes: number, workers: number): ByteBudgetLimits {
-  const total = workerShareOf(LOCAL_INBOX_BUFFER_BYTES, workers);
+  const reserve = workerShareOf(SMALL_ENVELOPE_RESERVE_BYTES, workers);
+  // Never less than the largest envelope allowed beside the reserve: a share too small for it
+  // (many workers, or a SENTRY_TUNNEL_MAX_BYTES near the whole) would refuse it every time.
+  const total = Math.max(workerShareOf(LOCAL_INBOX_BUFFER_BYTES, workers), maxBytes + reserve);
   return {
     total,
     perClient: Math.min(total, Math.max(2 * maxBytes, Math.floor(total / 32))),
-    reserve: workerShareOf(SMALL_ENVELOPE_RESERVE_BYTES, workers),
+    reserve,
     smallEnvelope: SMALL_ENVELOPE_BYTES,
   };
 }

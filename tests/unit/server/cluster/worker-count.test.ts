@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cpuQuotaOf, workerCountOf, workerShareOf } from '#app/server/cluster/worker-count';
+import {
+  cgroupCpuDirsOf,
+  cpuQuotaOf,
+  workerCountOf,
+  workerShareOf,
+} from '#app/server/cluster/worker-count';
 import { parseServerEnv } from '#app/server/env.server';
 
 describe('cpuQuotaOf', () => {
@@ -15,6 +20,34 @@ describe('cpuQuotaOf', () => {
     [{}, undefined],
   ])('%j → %j', (cgroup, quota) => {
     expect(cpuQuotaOf(cgroup)).toBe(quota);
+  });
+});
+
+describe('cgroupCpuDirsOf', () => {
+  it.each([
+    // /proc/self/cgroup → the directories whose quota binds, the process's own first
+    ['0::/\n', { v2: ['/sys/fs/cgroup'], v1: [] }], // a container's own namespace
+    [
+      '0::/system.slice/app.service\n',
+      {
+        v2: [
+          '/sys/fs/cgroup/system.slice/app.service',
+          '/sys/fs/cgroup/system.slice',
+          '/sys/fs/cgroup',
+        ],
+        v1: [],
+      },
+    ],
+    [
+      '12:memory:/x\n4:cpu,cpuacct:/docker/abc\n0::/\n',
+      {
+        v2: ['/sys/fs/cgroup'],
+        v1: ['/sys/fs/cgroup/cpu/docker/abc', '/sys/fs/cgroup/cpu/docker', '/sys/fs/cgroup/cpu'],
+      },
+    ],
+    ['', { v2: [], v1: [] }],
+  ])('%j → %j', (text, dirs) => {
+    expect(cgroupCpuDirsOf(text)).toEqual(dirs);
   });
 });
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   type BudgetAnswer,
   createByteBudget,
-  LOCAL_INBOX_BUFFER_BYTES,
   localBufferLimits,
 } from '#app/server/tunnel/byte-budget';
 import { clientShareHeaders, createClientSlots } from '#app/server/tunnel/client-share';
@@ -96,7 +95,7 @@ describe('localBufferLimits', () => {
     [1 * MiB, 2 * MiB], // the default: 28 clients to hold the 56 MiB outside the reserve
     [64 * 1024, 2 * MiB], // a 32nd of the whole at least
     [4 * MiB, 8 * MiB], // two of the largest
-    [1024 * MiB, LOCAL_INBOX_BUFFER_BYTES], // never more than the whole
+    [56 * MiB, 64 * MiB], // never more than the whole
   ])('envelopes of at most %i bytes: a client holds at most %i', (maxBytes, perClient) => {
     expect(localBufferLimits(maxBytes, 1)).toEqual({
       total: 64 * MiB,
@@ -105,6 +104,21 @@ describe('localBufferLimits', () => {
       smallEnvelope: 64 * 1024,
     });
   });
+
+  it.each([
+    // SENTRY_TUNNEL_MAX_BYTES, workers → each worker's whole: room for one of the largest
+    // beside the reserve, whatever the share
+    [1024 * MiB, 1, 1032 * MiB],
+    [30 * MiB, 2, 34 * MiB],
+    [1 * MiB, 64, 1 * MiB + 128 * 1024], // the 1 MiB share, and a 64th of the reserve beside it
+  ])(
+    'envelopes of at most %i bytes over %i workers: each holds %i in all',
+    (maxBytes, workers, total) => {
+      const limits = localBufferLimits(maxBytes, workers);
+      expect(limits.total).toBe(total);
+      expect(limits.total - limits.reserve).toBeGreaterThanOrEqual(maxBytes);
+    },
+  );
 
   it.each([
     // workers → each worker's whole and reserve: the server's 64 and 8 MiB divided
