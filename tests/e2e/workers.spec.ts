@@ -80,4 +80,13 @@ test('a loader failing during SSR has the same digest on both workers', async ({
   }
   expect(digests[0]).toMatch(/^Digest: [0-9a-f]{10}$/);
   expect(new Set(digests).size).toBe(1);
+  // Both workers rendered it: each failure's log line names its worker.
+  const digest = digests[0]?.replace('Digest: ', '');
+  const workers = server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(`"digest":"${digest}"`))
+    .map((line) => JSON.parse(line.slice(line.indexOf('{'))).worker);
+  expect(workers).toHaveLength(4);
+  expect(new Set(workers)).toEqual(new Set([1, 2]));
 });

@@ -20,6 +20,8 @@ export interface FailureLogRecord extends FailureContext {
   level: 'error';
   time: string;
   digest: string;
+  /** The worker process that met it, when the server runs several (WEB_CONCURRENCY). */
+  worker?: number;
   name: string;
   message: string;
   stack?: string;
@@ -31,11 +33,13 @@ export function failureLogLine(
   digest: string,
   context: FailureContext,
   now: Date = new Date(),
+  worker?: number,
 ): string {
   const record: FailureLogRecord = {
     level: 'error',
     time: now.toISOString(),
     digest,
+    ...(worker === undefined ? {} : { worker }),
     ...context,
     ...errorFields(error),
   };

@@ -4,6 +4,7 @@
  */
 
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { computeDigest } from './digest.server';
@@ -60,7 +61,12 @@ export function recordFailure(
   // Limited per route (a page's route, a server function's id): a fixed set, so a client that
   // varies a failure's message (and so its digest) cannot open kinds without end, and a loop
   // on one route cannot hide another route's failure.
-  errorLimited(`failure ${full.route}`, failureLogLine(original.error, publicError.digest, full));
+  // With several workers, the line names the one that met the failure.
+  const worker = thisWorker();
+  errorLimited(
+    `failure ${full.route}`,
+    failureLogLine(original.error, publicError.digest, full, new Date(), worker),
+  );
   reportServerFailure(original.error, publicError.digest, full);
 }
 

@@ -23,6 +23,14 @@ describe('failureLogLine', () => {
     });
   });
 
+  it('names the worker that met it when the server runs several', () => {
+    const record = JSON.parse(failureLogLine(new Error('boom'), 'abc', context, now, 2));
+    expect(record).toMatchObject({ digest: 'abc', worker: 2, route: '/r' });
+    expect(JSON.parse(failureLogLine(new Error('boom'), 'abc', context, now))).not.toHaveProperty(
+      'worker',
+    );
+  });
+
   it.each([
     ['a string', 'boom', 'string', 'boom'],
     ['null', null, 'object', 'null'],
