@@ -5,14 +5,13 @@
  * holds is read from its file, read-only, beside the running server.
  */
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { eventId } from '#tests/support/envelopes';
+import { eventId, postFrom } from '#tests/support/envelopes';
 import { readInbox } from '#tests/support/inbox-database';
 import { until } from '#tests/support/wait-for';
 
@@ -70,35 +69,8 @@ function spanEnvelope(): Uint8Array {
 }
 
 /** A tunnel POST from `localAddress` (each 127.x.y.z is a client of its own). */
-function post(
-  server: BuiltServer,
-  body: Uint8Array,
-  localAddress = '127.0.0.1',
-): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: hostname,
-        port,
-        path: '/monitoring?o=0&p=1',
-        method: 'POST',
-        localAddress,
-        headers: { 'content-type': 'application/x-sentry-envelope' },
-        agent: false,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => done({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      },
-    );
-    req.on('error', fail);
-    req.end(body);
-  });
+function post(server: BuiltServer, body: Uint8Array, localAddress = '127.0.0.1') {
+  return postFrom(server.url, body, localAddress);
 }
 
 /** What the inbox database holds, read beside the server: issues, event ids, item counts. */

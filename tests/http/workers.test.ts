@@ -6,7 +6,6 @@
  * down, and the primary starts another. (SIGTERM under load: ./graceful-shutdown.test.ts.)
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { envelopeBytes, errorEvent } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { postFrom } from '#tests/support/envelopes';
 import { readInbox } from '#tests/support/inbox-database';
 import { generatedTokenIn, postSignIn, sessionCookieOf } from '#tests/support/inbox-sign-in';
 import { rawRequest } from '#tests/support/raw-request';
@@ -28,10 +28,16 @@ interface Health {
   workers: { up: number; of: number };
 }
 
-/** /health; a request the killed worker took with it fails after a while (see postEnvelope). */
-async function health(server: BuiltServer): Promise<Health> {
-  const response = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(2_000) });
-  return (await response.json()) as Health;
+/**
+ * /health on a connection of its own; a request the killed worker took with it fails after
+ * `timeoutMs` (see postEnvelope).
+ */
+async function health(server: BuiltServer, timeoutMs = 2_000): Promise<Health> {
+  const answer = await rawRequest(`${server.url}/health`, {
+    timeoutMs,
+    headers: { connection: 'close' },
+  });
+  return JSON.parse(answer.text) as Health;
 }
 
 /** A port nothing listens on now. */
@@ -77,35 +83,16 @@ function openAndAsk(
 }
 
 /**
- * One tunnel post from `localAddress` (each 127.x.y.z is a client of its own). A connection the
- * primary was handing to the worker as it was killed is never answered nor closed (node:cluster
- * keeps its copy until the worker replies): it counts as unanswered after a while, as a browser
- * would give up on it.
+ * One tunnel post from `localAddress`: its status, or 'no answer'. A connection the primary was
+ * handing to the worker as it was killed is never answered nor closed (node:cluster keeps its
+ * copy until the worker replies): it counts as unanswered after a while, as a browser would
+ * give up on it.
  */
 function postEnvelope(server: BuiltServer, body: Uint8Array, localAddress: string) {
-  const { hostname, port } = new URL(server.url);
-  return new Promise<number | 'no answer'>((done) => {
-    const req = request(
-      {
-        host: hostname,
-        port,
-        path: '/monitoring?o=0&p=1',
-        method: 'POST',
-        localAddress,
-        headers: { 'content-type': 'application/x-sentry-envelope' },
-        agent: false,
-        timeout: 5_000,
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => done(res.statusCode ?? 0));
-        res.on('error', () => done('no answer'));
-      },
-    );
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => done('no answer'));
-    req.end(body);
-  });
+  return postFrom(server.url, body, localAddress, 5_000).then(
+    (answer) => answer.status,
+    () => 'no answer' as const,
+  );
 }
 
 /** A report for the local inbox, as the browser SDK sends it through the tunnel. */
@@ -237,11 +224,25 @@ async function pollHealth(
   holds: (health: Health) => boolean,
 ): Promise<Health> {
   const deadline = Date.now() + 15_000;
-  for (;;) {
-    const now = await health(server).catch(() => undefined);
-    if (now && holds(now)) return now;
-    if (Date.now() > deadline) throw new Error(`/health never held: ${JSON.stringify(now)}`);
-  }
+  let last: Health | undefined;
+  let found = false;
+  // Four at a time, each given up after a moment: a request handed to a worker just killed
+  // hangs, and a state that lasts half a second must not be missed while one waits.
+  const poller = async (): Promise<Health> => {
+    while (!found) {
+      const now = await health(server, 500).catch(() => undefined);
+      if (now) last = now;
+      if (now && holds(now)) {
+        found = true;
+        return now;
+      }
+      if (Date.now() > deadline) throw new Error(`/health never held: ${JSON.stringify(last)}`);
+    }
+    throw new Error('another poller saw it');
+  };
+  return Promise.any(Array.from({ length: 4 }, poller)).catch((error: AggregateError) => {
+    throw error.errors[0];
+  });
 }
 
 describe('two workers, when things go wrong', () => {

@@ -1,5 +1,6 @@
 /** Hand-built Sentry envelopes and small HTTP helpers for the tunnel tests. */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 
 export function eventId(): string {
   return randomUUID().replaceAll('-', '');
@@ -62,5 +63,45 @@ export function chunkedBody(
       controller.enqueue(chunks[index] as Uint8Array);
       index += 1;
     },
+  });
+}
+
+/**
+ * A tunnel POST of `body` to `origin` from `localAddress` (each 127.x.y.z is a client of its own
+ * to the server), on a connection of its own. Rejects when no answer came (the connection failed,
+ * or `timeoutMs` passed).
+ */
+export function postFrom(
+  origin: string,
+  body: Uint8Array,
+  localAddress = '127.0.0.1',
+  timeoutMs?: number,
+): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((done, fail) => {
+    const req = request(
+      {
+        host: hostname,
+        port,
+        path: '/monitoring?o=0&p=1',
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/x-sentry-envelope' },
+        agent: false,
+        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => done({ status: res.statusCode ?? 0, text, headers: res.headers }));
+        res.on('error', fail);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', fail);
+    req.end(body);
   });
 }
