@@ -56,7 +56,7 @@ function thrownOf({ report, original }: Recorded): unknown {
 }
 
 /** Each report as the SDK would have made it then: same handler, same error, same time. */
-const sdkReceiver: ReportReceiver = {
+export const sdkReceiver: ReportReceiver = {
   receive(recorded: Recorded) {
     const { report } = recorded;
     withScope((scope) => {

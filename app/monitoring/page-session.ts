@@ -60,7 +60,9 @@ export function sessionEnvelope(
  * The session once these reports are sent, when the SDK would send an update for them, else
  * undefined. The SDK's rule (`_updateSessionFromEvent` in @sentry/core's client): only while the
  * session is `ok`, at its first error and at its first unhandled one, which the browser SDK marks
- * `unhandled`. Messages are not errors.
+ * `unhandled`. A message counts as a (handled) error too: the browser SDK 11 gives a message
+ * event a synthetic exception. tests/unit/monitoring/page-session.test.ts checks each case
+ * against the SDK itself.
  */
 export function sessionAfter(
   session: PageSession,
@@ -70,7 +72,6 @@ export function sessionAfter(
   for (const report of reports) {
     const current = next ?? session;
     if (current.status !== 'ok') break;
-    if (report.kind === 'message') continue;
     const unhandled = report.mechanism?.handled === false;
     const status = unhandled ? 'unhandled' : current.status;
     const errors = current.errors || 1;
