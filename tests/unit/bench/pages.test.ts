@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ownInlineScripts } from '../../../bench/pages/browser-bytes.mjs';
 import { hasExplicitFreshness } from '../../../bench/pages/freshness.mjs';
 import { TARGETS, verdicts, workerVerdicts } from '../../../bench/pages/targets.mjs';
 import { durationMs, parseWrkOutput } from '../../../bench/pages/wrk-output.mjs';
@@ -150,5 +151,23 @@ describe('workerVerdicts', () => {
     ['not measured', undefined, [null, null]],
   ])('%s', (_name, two, expected) => {
     expect(workerVerdicts(two, one, TARGETS).map((row) => row.pass)).toEqual(expected);
+  });
+});
+
+describe("ownInlineScripts: the page's inline code counts in its weight", () => {
+  it("counts the recorder, not Start's own scripts, JSON data or script files", () => {
+    const html = [
+      `<head><script nonce="n" class='tsr-once'>const __TSR_SSR__={}</script>`,
+      '<script nonce="n" id="monitoring-recorder">(()=>{recorder()})();</script>',
+      '<script nonce="n" id="site-config" type="application/json">{"a":1}</script>',
+      '<script nonce="n" type="module" async="">import("/_build/assets/client-A.js")</script>',
+      '<script nonce="n"></script><script src="/x.js"></script></head>',
+    ].join('');
+    const scripts = ownInlineScripts(html);
+    expect(scripts.map((script) => script.body.toString())).toEqual([
+      '(()=>{recorder()})();',
+      'import("/_build/assets/client-A.js")',
+    ]);
+    expect(scripts[0]).toMatchObject({ inline: true, wire: 21 });
   });
 });
