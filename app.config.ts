@@ -3,6 +3,7 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { importAliases } from './build/import-aliases';
+import { inlineScripts } from './build/inline-scripts';
 import { inputSourceMaps } from './build/input-source-maps';
 import { quietKnownWarnings } from './build/known-warnings';
 import { moveSourceMaps } from './build/move-source-maps';
@@ -24,10 +25,12 @@ const serverRouterVite = {
 // `#app/…` imports (build/import-aliases.ts): every Start router gets this from the top-level
 // `vite` below; the tunnel's own router is given it with its plugins.
 const aliasVite = { resolve: { alias: importAliases } };
+// `?inline-script` imports (build/inline-scripts.ts): the recorder in the document head.
+const startVite = { ...aliasVite, plugins: [inlineScripts()] };
 
 export default defineConfig({
   tsr: { appDirectory: 'app' },
-  vite: aliasVite,
+  vite: startVite,
   // Hooks that answer before Start renders anything (GET /health).
   routers: {
     ssr: { middleware: './app/server/ssr-middleware.server.ts', vite: serverRouterVite },

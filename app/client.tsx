@@ -5,13 +5,13 @@ import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { OnHydrated } from './components/OnHydrated';
 import { reportCspViolations } from './monitoring/csp-violations';
-import { startEarlyReports } from './monitoring/early-reports';
+import { pageRecorder } from './monitoring/page-recorder';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from './site-config';
 
-// First: errors are caught from here on, although the SDK loads after hydration (decision 0910).
-const early = startEarlyReports(window);
+// The recorder in the document head has caught errors since the first byte (decision 0510).
+const recorder = pageRecorder();
 
 // The same context the server rendered with, so that hydration renders the same page.
 const site = parseSiteConfig(document.getElementById(SITE_CONFIG_ELEMENT_ID)?.textContent);
@@ -22,7 +22,8 @@ const shellHydrated = new Promise<void>((resolve) => {
   markShellHydrated = resolve;
 });
 try {
-  startBrowserMonitoring(router, site?.monitoring, early, shellHydrated);
+  if (!recorder) throw new Error('the page has no recorder (app/components/RecorderScript.tsx)');
+  startBrowserMonitoring(router, site?.monitoring, recorder, shellHydrated);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
   console.error('[monitoring] browser monitoring did not start', error);
@@ -30,7 +31,7 @@ try {
 
 // From the first script on, like errors: a violation during hydration is the one that matters.
 reportCspViolations(document, ({ message, tags, extra }) =>
-  early.captureMessage(message, { level: 'warning', tags, extra }),
+  recorder?.captureMessage(message, { level: 'warning', tags, extra }),
 );
 
 hydrateRoot(

@@ -1,7 +1,7 @@
 import * as Sentry from '@sentry/react';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
-import { earlyReports } from '#app/monitoring/early-reports';
+import { pageRecorder } from '#app/monitoring/page-recorder';
 import { useSiteConfig } from './use-site-config';
 
 interface Report {
@@ -20,7 +20,7 @@ export function LastReport() {
     let unsubscribe: (() => void) | undefined;
     let unmounted = false;
     // The SDK loads after hydration (decision 0910): listen once it has taken over.
-    void earlyReports()
+    void pageRecorder()
       ?.whenHandedOver()
       .then(() => {
         if (unmounted) return;

@@ -1,6 +1,6 @@
 /**
  * Release health when the SDK loads late, or never (decision 0950): the page starts its session
- * and sends it without the SDK (early-envelope.ts); the SDK, if it loads, continues that session
+ * and sends it without the SDK (page-session.ts); the SDK, if it loads, continues that session
  * (same id, no second `init`), so that an error counts, and an uncaught one marks it `unhandled`,
  * as the browser SDK does. In place of the SDK's browserSession integration, whose default (one
  * session a page load, sent once the page is idle, again when the user changes) this keeps,
@@ -13,7 +13,7 @@ import {
   startSession,
   updateSession,
 } from '@sentry/core';
-import type { PageSession } from './early-envelope';
+import type { PageSession } from './page-session';
 
 export const adoptedSessionIntegration = defineIntegration((page: PageSession) => ({
   // The SDK's own name: there must never be both.

@@ -28,7 +28,7 @@ import {
 } from '@sentry/core';
 import { version as reactVersion } from 'react';
 import { adoptedSessionIntegration } from './adopted-session';
-import type { PageSession } from './early-envelope';
+import type { PageSession } from './page-session';
 import { eventFiltersReportingDetailedScriptErrors } from './script-error-filter';
 
 /** What the client needs beyond `BrowserOptions`: browser-options.ts always gives both. */

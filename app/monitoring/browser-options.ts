@@ -12,7 +12,6 @@ import {
   type tanstackRouterBrowserTracingIntegration,
 } from '@sentry/react';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
-import { REPORT_QUEUE_SIZE } from './early-reports';
 import {
   EXTENSION_URLS,
   isLocalInboxPageError,
@@ -22,6 +21,7 @@ import {
 } from './filters';
 import { markInAppFrames } from './in-app';
 import type { PublicConfig } from './public-config';
+import { REPORT_QUEUE_SIZE } from './recorder/report-store';
 import { limitStackFrames } from './stack-limit';
 
 /** How the browser SDK makes its transport (its options type is not exported). */
@@ -31,7 +31,7 @@ export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
 export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegration>[0];
 
 /**
- * @param transport how envelopes are sent: the offline transport (late-sdk.ts).
+ * @param transport how envelopes are sent: delivery-transport.ts.
  * @param traced whether this page view is traced: decided when the page started, with the
  *   config's `tracesSampleRate`, for the page load and every navigation after it (decision 0950).
  */
@@ -46,8 +46,14 @@ export function browserOptions(
 } {
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
-  const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> = {
+  // `maxQueueSize` is the browser offline store's own option (its type is not exported).
+  const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> & {
+    maxQueueSize: number;
+  } = {
+    // At most 64 envelopes in flight, and as many kept offline (the SDK's store keeps 30):
+    // what the recorder kept while the SDK was away fits in both (decision 0510).
     bufferSize: REPORT_QUEUE_SIZE,
+    maxQueueSize: REPORT_QUEUE_SIZE,
     // Sends what a previous visit left in the offline store when the next page loads.
     flushAtStartup: true,
   };

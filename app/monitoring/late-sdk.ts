@@ -1,29 +1,20 @@
 /**
  * The Sentry SDK, loaded once the page has hydrated and needs it: the page view is traced, there
- * is something to report, or an earlier visit left envelopes in the offline store (decisions
- * 0910, 0950). Starts the client, continuing the session the page started, and takes over from
- * the page's early recorder (early-reports.ts), replaying what it caught with the original errors
- * and their times. Only start-browser-monitoring.ts imports it, with `import()`.
+ * is something to report (caught on this page, or left by an earlier one), or the SDK's offline
+ * store holds envelopes (decisions 0910, 0950, 0510). Starts the client, continuing the session
+ * the page started, and takes over from the recorder (recorder/recorder.ts): the SDK builds each
+ * report's event with its own code, from the original error where the page still has it and from
+ * the recorded facts otherwise, with the report's id, time and page. Only
+ * start-browser-monitoring.ts imports it, with `import()`.
  */
-import {
-  captureException,
-  getCurrentScope,
-  makeBrowserOfflineTransport,
-  makeFetchTransport,
-  withScope,
-} from '@sentry/browser';
+import { captureException, getCurrentScope, withScope } from '@sentry/browser';
 import { startBrowserClient } from './browser-client';
-import { type BrowserTransportFactory, browserOptions } from './browser-options';
-import type { PageSession } from './early-envelope';
-import type { EarlyReport, EarlyReports, ReportReceiver } from './early-reports';
+import { browserOptions } from './browser-options';
+import { deliveryTransport } from './delivery-transport';
+import type { PageSession } from './page-session';
 import type { PublicConfig } from './public-config';
-
-/**
- * Envelopes that cannot be sent (offline, network error) wait in IndexedDB and are retried with
- * back-off, when the browser comes back online, and when the SDK next starts. The options (the
- * queue of 64, `flushAtStartup`) are the ones given at init (browser-options.ts).
- */
-const offlineTransport: BrowserTransportFactory = makeBrowserOfflineTransport(makeFetchTransport);
+import type { Recorded, Recorder, ReportReceiver } from './recorder/recorder';
+import type { Report } from './recorder/report';
 
 /** What the page decided before the SDK came. */
 export interface PageView {
@@ -36,43 +27,72 @@ export interface PageView {
  */
 export function startSentry(
   config: PublicConfig,
-  early: EarlyReports,
+  recorder: Recorder,
   page: PageView,
   beforeHandOver: () => void = () => {},
-): void {
-  startBrowserClient(browserOptions(config, offlineTransport, page.traced), page.session);
+): Promise<void> {
+  startBrowserClient(browserOptions(config, deliveryTransport, page.traced), page.session);
   beforeHandOver();
   // In the same task as the client's global handlers start: no error is caught twice or missed.
-  early.handOver(sdkReceiver, true);
+  return recorder.handOver(sdkReceiver, true);
+}
+
+/**
+ * An Error as the page would have thrown it: the SDK reads its name, message and stack. No
+ * stack when none was recorded: the SDK then uses where the browser said it happened.
+ */
+function errorOf(report: Report): Error {
+  const error = new Error(report.message);
+  error.name = report.name ?? 'Error';
+  error.stack = report.stack ?? '';
+  return error;
+}
+
+/** What was thrown: the original while the page lives, else rebuilt from the facts. */
+function thrownOf({ report, original }: Recorded): unknown {
+  if (original !== undefined) return original;
+  // A value that was not an Error is known only as text.
+  return report.name === undefined ? report.message : errorOf(report);
 }
 
 /** Each report as the SDK would have made it then: same handler, same error, same time. */
-const sdkReceiver: ReportReceiver = {
-  receive(report: EarlyReport) {
+export const sdkReceiver: ReportReceiver = {
+  receive(recorded: Recorded) {
+    const { report } = recorded;
     withScope((scope) => {
-      scope.addEventProcessor((event) => ({ ...event, timestamp: report.at }));
+      // The report's own id (so that it is sent once), time and page, whenever the SDK sends it.
+      scope.addEventProcessor((event) => ({
+        ...event,
+        event_id: report.id,
+        timestamp: report.at,
+        request: { ...event.request, url: report.url },
+      }));
+      const thrown = thrownOf(recorded);
       switch (report.kind) {
-        case 'error': {
+        case 'error':
           // Through the SDK's own window.onerror, as Sentry's loader replays them.
-          const { message, filename, lineno, colno, error } = report.event;
-          window.onerror?.(message, filename, lineno, colno, error);
+          window.onerror?.(
+            report.message,
+            report.filename,
+            report.lineno,
+            report.colno,
+            // The SDK's handler takes anything thrown; its type says Error.
+            (thrown instanceof Error || recorded.original !== undefined ? thrown : undefined) as
+              | Error
+              | undefined,
+          );
           break;
-        }
         case 'rejection':
-          window.onunhandledrejection?.(report.event);
+          window.onunhandledrejection?.({ reason: thrown } as PromiseRejectionEvent);
           break;
+        case 'asset':
         case 'exception':
-          captureException(report.error, {
-            mechanism: report.mechanism,
-            event_id: report.eventId,
-          });
+          captureException(thrown, { mechanism: report.mechanism, event_id: report.id });
           break;
         case 'message':
-          scope.setTags(report.context.tags ?? {});
-          scope.setExtras(report.context.extra ?? {});
-          getCurrentScope().captureMessage(report.message, report.context.level, {
-            event_id: report.eventId,
-          });
+          scope.setTags(report.tags ?? {});
+          scope.setExtras(report.extra ?? {});
+          getCurrentScope().captureMessage(report.message, report.level, { event_id: report.id });
           break;
       }
     });

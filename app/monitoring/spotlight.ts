@@ -3,7 +3,7 @@
  * integration, which posts a copy of every envelope to the sidecar. The server puts the
  * sidecar's URL into the public config only when Spotlight is on, never in production.
  * Loaded only when the config names a sidecar, and started with the SDK (late-sdk.ts), before
- * the early recorder's reports are replayed, so those are copied too.
+ * the recorder's reports are replayed, so those are copied too.
  * See docs/decisions/0930-spotlight-in-development.md.
  */
 import { addIntegration, spotlightBrowserIntegration } from '@sentry/browser';

@@ -1,23 +1,28 @@
 /**
- * Browser side, before hydration: no SDK. The page's early recorder (early-reports.ts, started
- * first by app/client.tsx) catches errors from the first script on, and this starts the page's
- * release-health session. The Sentry SDK loads from our origin once the page has hydrated, and
- * only if the page needs it (decision 0950): the page view is traced (decided here, with the
- * config's sample rate), there is something to report, or an earlier visit left envelopes in
- * the offline store. Then it continues the session and takes over what was caught; tracing
- * loads beside it for a traced page view. If the tab is closed before the SDK arrives, or it
- * cannot be loaded, what was caught is sent without it (early-envelope.ts). See
- * docs/decisions/0910-sentry-sdk-after-hydration.md and 0950-sentry-sdk-on-demand.md.
+ * Browser side, before hydration: no SDK. The recorder (recorder/recorder.ts, inline in the head)
+ * has caught errors from the first byte; the app claims it here, hands it the SDK's noise rules,
+ * and starts the page's release-health session. The Sentry SDK loads from our origin once the
+ * page has hydrated, and only if the page needs it (decision 0950): the page view is traced
+ * (decided here, with the config's sample rate), there is something to report (caught here, or
+ * left by an earlier page view), or the SDK's offline store holds envelopes. Then it continues
+ * the session and takes the reports over; tracing loads beside it for a traced page view. If the
+ * SDK cannot load (offline, a deploy replaced it), the reports stay stored and it is tried again
+ * when the browser comes back online; the recorder sends them by beacon if the tab closes first.
+ * See docs/decisions/0910-*.md, 0950-*.md and 0510-*.md.
  */
 import type { TracedRouter } from './browser-options';
-import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
-import { earlyEnvelopes, type PageSession, sessionAfter, sessionEnvelope } from './early-envelope';
-import { type EarlyReport, type EarlyReports, randomEventId } from './early-reports';
+import { isDsn, parseDsn } from './dsn';
 import type { PageView } from './late-sdk';
 import { offlineStoreHasEnvelopes } from './offline-store';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import type { PageLoadRouter } from './page-load-route';
+import { type PageSession, sessionAfter, sessionEnvelope } from './page-session';
 import type { PublicConfig } from './public-config';
+import type { Recorder } from './recorder/recorder';
+import type { Report } from './recorder/report';
+import { randomEventId } from './recorder/report';
+import type { SdkMetadata } from './recorder/sdk-metadata';
+import { isWorthSending } from './report-noise';
 
 /**
  * When hydration never completes (it failed outright), the page counts as hydrated this long
@@ -29,7 +34,7 @@ export const LATE_MONITORING_DEADLINE_MS = 5_000;
 export function startBrowserMonitoring(
   router: TracedRouter & PageLoadRouter & RenderedRouter,
   config: PublicConfig | undefined,
-  early: EarlyReports,
+  recorder: Recorder,
   shellHydrated: Promise<void>,
 ): void {
   // Every page the server renders carries the config; only a page that is not ours does not.
@@ -44,44 +49,46 @@ export function startBrowserMonitoring(
     // Below 1, so a rate of 1 traces every page view and 0 none.
     traced: Math.random() < config.tracesSampleRate,
   };
-  const send = envelopeSender(config, tunnelUrlOf(dsn), page.session);
+  const session = sessionSender(config, page.session, recorder.sdk);
+  recorder.claim({ keep: isWorthSending, beforeLeave: session.leaving });
   const pageLoad = router.state.location;
-  const needed = whenSdkNeeded(page, early);
+  const needed = whenSdkNeeded(page, recorder);
   const hydrated = whenPageHydrated(router, shellHydrated);
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, LATE_MONITORING_DEADLINE_MS));
 
-  // The tab is going away before the SDK came: what waits goes now, or never.
-  addEventListener('pagehide', () => {
-    if (!early.handedOver() && early.pendingCount() > 0) send.reports(early.takePending());
-  });
+  const loadSdk = () =>
+    Promise.all([
+      import('./late-sdk'),
+      page.traced ? import('./late-tracing').catch(tracingDidNotLoad) : undefined,
+      config.spotlight ? import('./spotlight') : undefined,
+    ])
+      .then(async ([late, tracing, spotlight]) => {
+        const handedOver = late.startSentry(config, recorder, page, () =>
+          spotlight?.startSpotlight(config),
+        );
+        try {
+          tracing?.startTracing(router, pageLoad);
+        } catch (error) {
+          // The SDK runs: only this page view's traces are lost.
+          tracingDidNotLoad(error);
+        }
+        await handedOver;
+      })
+      .catch((error: unknown) => {
+        if (recorder.handedOver()) return;
+        // The reports stay stored: sent when the SDK loads (back online, or the next page view),
+        // or by beacon if the tab closes first.
+        console.warn('[monitoring] the Sentry SDK did not load; trying again once online', error);
+        addEventListener('online', loadSdk, { once: true });
+      });
+
   Promise.race([hydrated, deadline])
     .then(() => {
       // Sent as the SDK would send it, once the page is ready, whether the SDK ever comes or not.
-      send.sessionStart();
+      session.start();
       return needed;
     })
-    .then(() =>
-      Promise.all([
-        import('./late-sdk'),
-        page.traced ? import('./late-tracing').catch(tracingDidNotLoad) : undefined,
-        config.spotlight ? import('./spotlight') : undefined,
-      ]),
-    )
-    .then(([late, tracing, spotlight]) => {
-      late.startSentry(config, early, page, () => spotlight?.startSpotlight(config));
-      try {
-        tracing?.startTracing(router, pageLoad);
-      } catch (error) {
-        // The SDK runs: only this page view's traces are lost.
-        tracingDidNotLoad(error);
-      }
-    })
-    .catch((error: unknown) => {
-      console.warn('[monitoring] the Sentry SDK did not load; errors are sent without it', error);
-      if (!early.handedOver()) {
-        early.handOver({ receive: (report) => send.reports([report]) }, false);
-      }
-    });
+    .then(loadSdk);
 }
 
 /**
@@ -89,11 +96,11 @@ export function startBrowserMonitoring(
  * report that is not noise, or when the offline store holds envelopes to send. Never, for most
  * page views: the SDK then costs them nothing.
  */
-function whenSdkNeeded(page: PageView, early: EarlyReports): Promise<void> {
+function whenSdkNeeded(page: PageView, recorder: Recorder): Promise<void> {
   if (page.traced) return Promise.resolve();
   return new Promise((resolve) => {
-    // The recorder keeps only reports worth sending (early-reports.ts): each one is a reason.
-    early.onReport(() => resolve());
+    // The recorder keeps only reports worth sending (report-noise.ts): each one is a reason.
+    recorder.onReport(() => resolve());
     void offlineStoreHasEnvelopes().then((leftovers) => {
       if (leftovers) resolve();
     });
@@ -106,52 +113,46 @@ function tracingDidNotLoad(error: unknown): undefined {
 }
 
 /**
- * Sends envelopes to the tunnel without the SDK, in requests that outlive the page, and keeps
- * the page's session up to date with what it sends, as the SDK would with what it captures.
+ * The page's session without the SDK: started at hydration, and updated as reports leave by
+ * beacon before the SDK came (the recorder calls `leaving` first: the browser refuses beacons
+ * once 64 KiB are in flight, which a burst of events can reach).
  */
-function envelopeSender(config: PublicConfig, tunnel: string, session: PageSession) {
+function sessionSender(config: PublicConfig, session: PageSession, sdk: SdkMetadata) {
   let started = false;
-  const context = () => ({
-    dsn: config.dsn,
-    environment: config.environment,
-    release: config.release,
-    userAgent: navigator.userAgent,
-    sentAt: new Date(),
-  });
-  /** Sends the session as `next` says, and whether the browser took the request. */
-  const sendSession = (next: PageSession, post: (body: string) => boolean): boolean => {
-    const taken = post(sessionEnvelope(next, context(), !started));
-    if (taken) started = true;
-    return taken;
-  };
+  const envelope = (next: PageSession) =>
+    sessionEnvelope(
+      next,
+      {
+        dsn: config.dsn,
+        environment: config.environment,
+        release: config.release,
+        userAgent: navigator.userAgent,
+        sentAt: new Date(),
+        sdk,
+      },
+      !started,
+    );
   return {
-    reports(reports: EarlyReport[]) {
-      // An uncaught error marks the session `unhandled` here too, or the page's crash would
-      // count as a healthy session whenever the SDK never came. Sent first, as the SDK updates
-      // the session before it sends the event: the browser refuses beacons once 64 KiB are in
-      // flight, which a burst of events can reach. Kept only if the browser took it.
-      const next = sessionAfter(session, reports);
-      if (next && sendSession(next, (body) => navigator.sendBeacon(tunnel, body))) {
-        Object.assign(session, next);
-      }
-      const envelopes = earlyEnvelopes(reports, {
-        ...context(),
-        url: location.href,
-        newEventId: randomEventId,
-      });
-      for (const envelope of envelopes) navigator.sendBeacon(tunnel, envelope);
-    },
     // With `fetch`, which the SDK's tracing does not list as a resource of the page load (it
     // traces fetches itself, and this one starts before it), where a beacon would be. Skipped
     // when a report sent as the tab closed before hydration has started the session already.
-    sessionStart() {
+    start() {
       if (started) return;
-      sendSession(session, (body) => {
-        fetch(tunnel, { method: 'POST', body, keepalive: true }).catch(() => {
+      fetch(config.tunnel, { method: 'POST', body: envelope(session), keepalive: true }).catch(
+        () => {
           // Offline or blocked: the session is lost, as the SDK's would be without a store.
-        });
-        return true;
-      });
+        },
+      );
+      started = true;
+    },
+    // An uncaught error marks the session `unhandled` here too, or the page's crash would count
+    // as a healthy session whenever the SDK never came. Kept only if the browser took it.
+    leaving(reports: readonly Report[]) {
+      const next = sessionAfter(session, reports);
+      if (next && navigator.sendBeacon(config.tunnel, envelope(next))) {
+        Object.assign(session, next);
+        started = true;
+      }
     },
   };
 }

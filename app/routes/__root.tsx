@@ -9,6 +9,7 @@ import type { ReactNode } from 'react';
 import { ErrorFallback } from '#app/components/ErrorFallback';
 import { InboxNavLink } from '#app/components/InboxNavLink';
 import { NotFound } from '#app/components/NotFound';
+import { RecorderScript } from '#app/components/RecorderScript';
 import { SiteConfigScript } from '#app/components/SiteConfigScript';
 import { useSiteConfig } from '#app/components/use-site-config';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
@@ -53,6 +54,8 @@ function RootDocument({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <head>
+        {/* First: it catches what fails from here on, our own scripts included. */}
+        <RecorderScript />
         <HeadContent />
         <SiteConfigScript config={site} />
       </head>

@@ -9,6 +9,10 @@
 // scheduler tasks, so it sees the key before any effect of the hydrated page runs and starts a
 // lazy import. Scripts still loading then, or requested later, are "after hydration".
 // "First visit" is every script up to the load event plus network idle (500 ms without a request).
+// The page's own inline scripts count too (our recorder in the head, decision 0510), in both
+// totals: they run before anything else. Start's own inline scripts (its hydration data and
+// bootstrap, `class='tsr-once'`, in every Start app) and JSON data are not counted, as before.
+// On the wire an inline script costs its raw bytes: the server leaves HTML uncompressed (0820).
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import { hasExplicitFreshness } from './freshness.mjs';
@@ -49,13 +53,40 @@ export async function launchBrowser() {
   return chromium.launch(LAUNCH);
 }
 
+/** The page's own inline scripts in an HTML document, as counted scripts (their text as body). */
+export function ownInlineScripts(html) {
+  const scripts = [];
+  for (const [, attributes, text] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
+    if (/\bsrc=/.test(attributes) || /tsr-once/.test(attributes)) continue;
+    if (/type="application\/json"/.test(attributes) || text.trim() === '') continue;
+    const body = Buffer.from(text);
+    scripts.push({ url: 'inline', inline: true, body, wire: body.length, encoding: 'inline' });
+  }
+  return scripts;
+}
+
 /** Records the scripts of one page load through CDP. */
 async function recordScripts(page) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   const seen = new Map();
   const finished = [];
+  let documentHtml = Promise.resolve('');
   cdp.on('Network.responseReceived', ({ requestId, type, response }) => {
+    if (type === 'Document') {
+      const loaded = new Promise((resolve) => {
+        cdp.on('Network.loadingFinished', (event) => {
+          if (event.requestId === requestId) resolve();
+        });
+      });
+      documentHtml = loaded
+        .then(() => cdp.send('Network.getResponseBody', { requestId }))
+        .then(({ body, base64Encoded }) =>
+          base64Encoded ? Buffer.from(body, 'base64').toString() : body,
+        )
+        .catch(() => '');
+      return;
+    }
     if (type !== 'Script' && !/javascript/.test(response.mimeType)) return;
     const headers = Object.fromEntries(
       Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), value]),
@@ -91,8 +122,9 @@ async function recordScripts(page) {
   return {
     async scripts() {
       await Promise.all(finished);
+      const inline = ownInlineScripts(await documentHtml);
       await cdp.detach();
-      return [...seen.values()].filter((script) => script.wire !== undefined);
+      return [...inline, ...seen.values()].filter((script) => script.wire !== undefined);
     },
   };
 }
@@ -108,7 +140,7 @@ function totals(scripts) {
     encodings: [...new Set(scripts.map((script) => script.encoding))].join('+') || '-',
     cacheControl: [...new Set(scripts.map((script) => script.cacheControl))].join(' | ') || '-',
     /** Scripts a later visit may have to fetch again: no max-age, no Expires (freshness.mjs). */
-    withoutFreshness: scripts.filter((script) => !script.explicitlyFresh).length,
+    withoutFreshness: scripts.filter((script) => !script.inline && !script.explicitlyFresh).length,
   };
 }
 
@@ -127,7 +159,7 @@ export async function measurePageScripts(browser, url) {
     const hydration = await page.evaluate(() => window.__benchHydrated ?? null);
     const first = await firstVisit.scripts();
     const loadedBefore = new Set(hydration?.loaded ?? []);
-    const beforeHydration = first.filter((script) => loadedBefore.has(script.url));
+    const beforeHydration = first.filter((script) => script.inline || loadedBefore.has(script.url));
     await page.close();
 
     // A second visit, as a returning visitor makes it: a new tab, the same cache.
@@ -136,7 +168,8 @@ export async function measurePageScripts(browser, url) {
     await again.goto(url, { waitUntil: 'load' });
     await again.waitForLoadState('networkidle');
     const second = await secondVisit.scripts();
-    const overNetwork = second.filter((script) => !script.fromCache);
+    // An inline script comes with the page, not as a script request.
+    const overNetwork = second.filter((script) => !script.fromCache && !script.inline);
     return {
       first: totals(first),
       beforeHydration: totals(beforeHydration),

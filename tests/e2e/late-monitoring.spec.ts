@@ -2,7 +2,7 @@
  * For a traced page view (here every one), the Sentry SDK, its offline store and tracing load
  * after hydration (app/monitoring/late-sdk.ts and late-tracing.ts, in the `late-sdk`,
  * `vendor-sentry`, `late-tracing` and `sentry-tracing` chunks); errors are caught from the first
- * script on by the page's early recorder (app/monitoring/early-reports.ts). Decisions 0830, 0910,
+ * script on by the page's recorder (app/monitoring/recorder/recorder.ts). Decisions 0830, 0910,
  * 0950 (sdk-on-demand.spec.ts: a page view that is not traced).
  * The tests hold back the route's chunk (so the page cannot hydrate) or the late chunks (so the
  * SDK cannot start) with `page.route`, to show what happens before they arrive.
@@ -21,10 +21,10 @@ import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitUntilReactOwns } from './support/hydration';
 import {
   captureInPage,
-  pendingEarlyReports,
+  pendingReports,
   throwInPage,
   tracingStarted,
-  waitForEarlyReports,
+  waitForRecorder,
   waitForTracing,
 } from './support/page-sdk';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
@@ -71,7 +71,7 @@ test('an error thrown before hydration waits for the SDK, and arrives with its o
   const late = await holdRequests(page, LATE_CHUNK);
   const route = await holdRequests(page, ABOUT_CHUNK);
   await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
-  await waitForEarlyReports(page);
+  await waitForRecorder(page);
   // The page cannot hydrate without its route's chunk.
   await expect.poll(() => route.held.length).toBeGreaterThan(0);
 
@@ -82,7 +82,7 @@ test('an error thrown before hydration waits for the SDK, and arrives with its o
     setTimeout(throwsBeforeHydration);
     return Date.now() / 1000;
   });
-  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
+  await expect.poll(() => pendingReports(page)).toBe(1);
   expect(late.held).toEqual([]);
 
   route.release('arrive');
@@ -179,29 +179,34 @@ test('a page load left before tracing arrives is not traced under the next route
   expect(pageLoads).toEqual([]);
 });
 
-test('when the SDK cannot be loaded, errors still go out, without it', async ({ page }) => {
+test('when the SDK cannot be loaded, errors wait in the browser and leave as the visitor does', async ({
+  page,
+}) => {
   const late = await hydratedAboutWithSdkHeld(page);
   await throwInPage(page, 'thrown while the SDK fails to load');
-  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
+  await expect.poll(() => pendingReports(page)).toBe(1);
 
+  const warned = page.waitForEvent('console', (message) =>
+    message.text().includes('the Sentry SDK did not load'),
+  );
   late.release('fail');
-  await expect
-    .poll(() => errorMessages(app.ingest.received))
-    .toContain('thrown while the SDK fails to load');
-  // The page's session goes unhandled with the first uncaught error, as the SDK's would.
-  await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
-  // And what is thrown later, too.
+  await warned;
+  // And what is thrown later waits too: kept, not sent without the SDK while the page lives.
   await throwInPage(page, 'thrown after the SDK failed to load');
+  await expect.poll(() => pendingReports(page)).toBe(2);
+  expect(errorMessages(app.ingest.received)).toEqual([]);
+
+  await page.goto('about:blank');
   await expect
-    .poll(() => errorMessages(app.ingest.received))
-    .toContain('thrown after the SDK failed to load');
-  expect(await tracingStarted(page)).toBe(false);
+    .poll(() => errorMessages(app.ingest.received).toSorted())
+    .toEqual(['thrown after the SDK failed to load', 'thrown while the SDK fails to load']);
   const [event] = errorEvents(app.ingest.received).filter(
     (e) => e.message === 'thrown while the SDK fails to load',
   );
   expect(event?.type).toBe('Error');
   expect(event?.frames.length).toBeGreaterThan(0);
-  // Once: a session already unhandled is not sent again.
+  // The page's session goes unhandled with the first uncaught error, as the SDK's would; once.
+  await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
   const [started, ...updates] = sessionUpdates(app.ingest.received);
   expect(started).toMatchObject({ init: true, status: 'ok', errors: 0 });
   expect(updates).toEqual([
@@ -223,7 +228,7 @@ test('an error thrown before the SDK arrives is delivered when the visitor leave
       new ErrorEvent('error', { message: 'ResizeObserver loop limit exceeded' }),
     );
   });
-  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
+  await expect.poll(() => pendingReports(page)).toBe(1);
 
   // The SDK never arrives: the page is left.
   await page.goto('about:blank');
@@ -253,7 +258,7 @@ test('the session still goes unhandled when the errors sent on leaving exceed wh
       });
     }
   });
-  await expect.poll(() => pendingEarlyReports(page)).toBe(20);
+  await expect.poll(() => pendingReports(page)).toBe(20);
 
   await page.goto('about:blank');
   await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
@@ -290,7 +295,7 @@ test('when the page never hydrates, the late part loads at its deadline and the 
   await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
   const failure = (await failed).message;
   expect(failure).toBe('Invariant failed');
-  await waitForEarlyReports(page);
+  await waitForRecorder(page);
   expect(lateRequests).toEqual([]);
 
   await page.clock.runFor(LATE_MONITORING_DEADLINE_MS);
@@ -302,7 +307,7 @@ test('when the page never hydrates, the late part loads at its deadline and the 
 test('a CSP violation before hydration is reported once the SDK arrives', async ({ page }) => {
   const route = await holdRequests(page, ABOUT_CHUNK);
   await page.goto(`${app.server.url}/about`, { waitUntil: 'commit' });
-  await waitForEarlyReports(page);
+  await waitForRecorder(page);
   await expect.poll(() => route.held.length).toBeGreaterThan(0);
 
   await page.evaluate(() => {
@@ -311,7 +316,7 @@ test('a CSP violation before hydration is reported once the SDK arrives', async 
     document.body.append(script);
   });
   const message = 'Content-Security-Policy: script-src-elem blocked inline';
-  await expect.poll(() => pendingEarlyReports(page)).toBe(1);
+  await expect.poll(() => pendingReports(page)).toBe(1);
 
   route.release('arrive');
   const messages = () =>

@@ -1,5 +1,5 @@
 /**
- * The scripts a page loads before hydration hold no Sentry SDK at all, only the early recorder:
+ * The scripts a page loads before hydration hold no Sentry SDK at all; the recorder is inline:
  * the SDK with its offline store (`vendor-sentry`, our `late-sdk`) and tracing (`sentry-tracing`,
  * our `late-tracing`) are imported after hydration, when the page needs them, and the SDK never
  * brings tracing with it (docs/decisions/0830-*.md, 0910-*.md, 0950-*.md). Read from what the
@@ -99,6 +99,27 @@ describe('scripts before hydration', () => {
       }
     });
   }
+
+  it('the recorder runs first: inline, before any module, with the nonce, and in no chunk', async () => {
+    const response = await fetch(`${server.url}/about`, {
+      headers: { 'user-agent': BROWSER_USER_AGENT },
+    });
+    const policy = response.headers.get('content-security-policy') ?? '';
+    const html = await response.text();
+    const recorder = /<script nonce="([^"]+)" id="monitoring-recorder">(.+?)<\/script>/s.exec(html);
+    expect(recorder?.[2]).toContain('__monitoringRecorder');
+    expect(policy).toContain(`'nonce-${recorder?.[1]}'`);
+    // Before the module script that starts the app. React 19 hoists the modulepreload links
+    // above it in the head: their fetches start first, but a failure's event is a task of its
+    // own, run after the parser has passed the recorder (and the entry's import() rejects too).
+    const at = html.indexOf('id="monitoring-recorder"');
+    expect(at).toBeGreaterThan(0);
+    expect(at).toBeLessThan(html.indexOf('type="module"'));
+    // Its store's name is its own: no chunk carries the recorder a second time.
+    for (const chunk of clientChunks()) {
+      expect(chunk.code, chunk.name).not.toContain('monitoring-recorder-settled');
+    }
+  });
 
   it('the app imports the SDK and tracing only with import()', async () => {
     const scripts = await scriptsBeforeHydration('/about');

@@ -3,8 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { earlyEnvelopes, sessionEnvelope } from '#app/monitoring/early-envelope';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { sessionEnvelope } from '#app/monitoring/page-session';
+import { minimalEnvelope } from '#app/monitoring/recorder/minimal-envelope';
+import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { eventId, send, textEnvelope } from '#tests/support/envelopes';
@@ -62,26 +64,28 @@ describe('local inbox mode', () => {
       release: 'app@1',
       userAgent: 'Chromium',
       sentAt: new Date(),
+      sdk: SDK_METADATA,
     };
     const id = eventId();
-    const [event] = earlyEnvelopes(
-      [
-        {
-          kind: 'exception',
-          error: new Error('sent by beacon'),
-          mechanism: { type: 'auto.function.react.error_boundary', handled: true },
-          eventId: id,
-          at: Date.now() / 1000,
-        },
-      ],
-      { ...context, url: 'http://127.0.0.1/about', newEventId: eventId },
+    const event = minimalEnvelope(
+      {
+        id,
+        kind: 'exception',
+        at: Date.now() / 1000,
+        url: 'http://127.0.0.1/about',
+        name: 'Error',
+        message: 'sent by beacon',
+        stack: new Error('sent by beacon').stack,
+        mechanism: { type: 'auto.function.react.error_boundary', handled: true },
+      },
+      context,
     );
     const sid = eventId();
     const session = sessionEnvelope(
       { sid, started: Date.now() / 1000, status: 'ok', errors: 0 },
       context,
     );
-    for (const body of [event ?? '', session]) {
+    for (const body of [event, session]) {
       const answer = await send(`${server.url}/monitoring?o=0&p=1`, {
         body: Buffer.from(body),
         // What sendBeacon and fetch give a string body.

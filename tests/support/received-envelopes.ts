@@ -25,6 +25,8 @@ export function parseEnvelope(body: Buffer): ParsedEnvelope {
 }
 
 export interface ErrorEventSummary {
+  /** The event's id: the same id twice is one report sent twice. */
+  eventId?: string;
   message: string;
   type?: string;
   frames: Array<{ filename?: string; function?: string; lineno?: number }>;
@@ -41,6 +43,7 @@ export function errorEvents(received: ReceivedRequest[]): ErrorEventSummary[] {
     for (const item of parseEnvelope(request.body).items) {
       if (item.header.type !== 'event') continue;
       const event = item.payload as {
+        event_id?: string;
         message?: string;
         timestamp?: number;
         exception?: {
@@ -54,6 +57,7 @@ export function errorEvents(received: ReceivedRequest[]): ErrorEventSummary[] {
       };
       const exception = event.exception?.values?.at(-1);
       events.push({
+        eventId: event.event_id,
         message: exception?.value ?? event.message ?? '',
         type: exception?.type,
         frames: exception?.stacktrace?.frames ?? [],

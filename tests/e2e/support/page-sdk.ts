@@ -139,19 +139,19 @@ export function handedToTransport(page: Page): Promise<string[]> {
 }
 
 /**
- * Waits until the page's early recorder listens (app/monitoring/early-reports.ts, the first thing
- * the client entry starts): errors are caught from then on, before the SDK has loaded.
+ * Waits until the page's recorder listens (app/monitoring/recorder/recorder.ts, inline in the
+ * document head): errors are caught from then on, before any bundle and the SDK have loaded.
  */
-export async function waitForEarlyReports(page: Page): Promise<void> {
-  await page.waitForFunction(() => '__earlyReports' in window);
+export async function waitForRecorder(page: Page): Promise<void> {
+  await page.waitForFunction(() => '__monitoringRecorder' in window);
 }
 
-/** How many reports wait in the early recorder for the SDK (0 once it has taken over). */
-export function pendingEarlyReports(page: Page): Promise<number> {
+/** How many reports wait in the recorder for the SDK (0 once it has taken over). */
+export function pendingReports(page: Page): Promise<number> {
   return page.evaluate(() =>
     (
-      window as unknown as { __earlyReports: { pendingCount(): number } }
-    ).__earlyReports.pendingCount(),
+      window as unknown as { __monitoringRecorder: { pendingCount(): number } }
+    ).__monitoringRecorder.pendingCount(),
   );
 }
 
@@ -167,9 +167,11 @@ export async function loadSdkWithAReport(
 ): Promise<void> {
   await page.evaluate((text) => {
     const win = window as unknown as {
-      __earlyReports: { captureMessage(message: string, context: { level: string }): string };
+      __monitoringRecorder: {
+        captureMessage(message: string, context: { level: string }): string;
+      };
     };
-    win.__earlyReports.captureMessage(text, { level: 'info' });
+    win.__monitoringRecorder.captureMessage(text, { level: 'info' });
   }, message);
   await waitForSentryClient(page);
   await expect.poll(received).toContain(message);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ownInlineScripts } from '../../../bench/pages/browser-bytes.mjs';
 import { hasExplicitFreshness } from '../../../bench/pages/freshness.mjs';
 import { TARGETS, verdicts, workerVerdicts } from '../../../bench/pages/targets.mjs';
 import { durationMs, parseWrkOutput } from '../../../bench/pages/wrk-output.mjs';
@@ -157,5 +158,23 @@ describe('workerVerdicts', () => {
     expect(workerVerdicts({ rps: 560, p99: 80 }, one, 2, TARGETS)[0]?.detail).toBe(
       "1.40 x (560 vs 400); one worker uses 1.12 of 2 cores, so this machine's CPU allows at most 1.79 x",
     );
+  });
+});
+
+describe("ownInlineScripts: the page's inline code counts in its weight", () => {
+  it("counts the recorder, not Start's own scripts, JSON data or script files", () => {
+    const html = [
+      `<head><script nonce="n" class='tsr-once'>const __TSR_SSR__={}</script>`,
+      '<script nonce="n" id="monitoring-recorder">(()=>{recorder()})();</script>',
+      '<script nonce="n" id="site-config" type="application/json">{"a":1}</script>',
+      '<script nonce="n" type="module" async="">import("/_build/assets/client-A.js")</script>',
+      '<script nonce="n"></script><script src="/x.js"></script></head>',
+    ].join('');
+    const scripts = ownInlineScripts(html);
+    expect(scripts.map((script) => script.body.toString())).toEqual([
+      '(()=>{recorder()})();',
+      'import("/_build/assets/client-A.js")',
+    ]);
+    expect(scripts[0]).toMatchObject({ inline: true, wire: 21 });
   });
 });

@@ -1,6 +1,7 @@
 import { createEventEnvelope, makeDsn, serializeEnvelope } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { sessionEnvelope } from '#app/monitoring/early-envelope';
+import { sessionEnvelope } from '#app/monitoring/page-session';
+import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
 import { classifyEnvelope } from '#app/server/inbox/classify-envelope';
 import { readEnvelope } from '#app/server/inbox/read-envelope';
 import {
@@ -121,6 +122,7 @@ describe('classifyEnvelope: session updates', () => {
         release: 'app@1.0.0',
         userAgent: 'test',
         sentAt: NOW,
+        sdk: SDK_METADATA,
       },
     );
     expect(classify(bytes).sessionUpdates).toEqual([

@@ -8,7 +8,8 @@ import {
   serializeEnvelope,
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { sessionEnvelope } from '#app/monitoring/early-envelope';
+import { sessionEnvelope } from '#app/monitoring/page-session';
+import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
 import { ENVELOPE_LIMITS, MAX_ITEMS, readEnvelope } from '#app/server/inbox/read-envelope';
 import {
   javaEnvelopes,
@@ -278,6 +279,7 @@ describe('readEnvelope accepts what Relay accepts', () => {
       release: 'app@1.0.0',
       userAgent: 'test',
       sentAt: new Date(1_763_776_801_000),
+      sdk: SDK_METADATA,
     },
   );
   const python = ['type1', 'type2', 'type3', 'type4'];

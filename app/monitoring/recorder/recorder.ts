@@ -1,0 +1,288 @@
+/**
+ * The recorder: the page's first script, inline in the document head with the response's CSP
+ * nonce (recorder-script.ts, rendered by app/components/RecorderScript.tsx), running before any
+ * module. Sentry's Loader Script pattern, from our origin, and past it on delivery
+ * (docs/decisions/0510-recorder-first-and-no-report-lost.md):
+ *
+ * - It catches `error` and `unhandledrejection` from the first byte, and a failed load of one of
+ *   our own scripts (`/_build/…`), which it reports naming the asset: if the client entry or the
+ *   React chunk does not load, nothing else can report.
+ * - It keeps raw facts (report.ts), stored at once (report-store.ts), so that a report outlives
+ *   a lost connection, an SDK that does not load, a reload and a closed tab.
+ * - The app's bundle claims it when it runs (start-browser-monitoring.ts) and loads the SDK when
+ *   there is something to send; the SDK takes the reports (`handOver`) and builds the events.
+ * - Without the SDK: as the tab closes, reports leave by beacon as minimal envelopes
+ *   (minimal-envelope.ts); if the app never ran, the recorder sends them itself after the load
+ *   event, and again when the browser comes back online. Either way each report is settled by
+ *   its event id, so it is sent once.
+ *
+ * It must stay small (its gzip bytes count in the page-weight budget): no SDK code, no filters
+ * (the app hands its noise rules over when it claims the recorder).
+ */
+import { minimalEnvelope } from './minimal-envelope';
+import {
+  ASSET_ERROR,
+  CHUNK_LOAD_ERROR,
+  type MessageContext,
+  ONERROR,
+  ONUNHANDLEDREJECTION,
+  ownScriptOf,
+  type Report,
+  type ReportKind,
+  type ReportMechanism,
+  randomEventId,
+  thrownFacts,
+} from './report';
+import { openReportStore, REPORT_QUEUE_SIZE } from './report-store';
+import { SDK_METADATA, type SdkMetadata } from './sdk-metadata';
+
+/** Where the page finds the recorder: `window.__monitoringRecorder`. */
+export const RECORDER_GLOBAL = '__monitoringRecorder';
+/**
+ * How long after the load event the recorder waits for the app before it sends what it holds
+ * itself: the app claims it as its entry starts, long before that, unless its scripts failed.
+ */
+export const ALONE_AFTER_MS = 5_000;
+/** The site config's element (app/site-config.ts), read for the DSN only when sending alone. */
+export const CONFIG_ELEMENT_ID = 'site-config';
+
+/** A report, and while the page lives, what was thrown (for the SDK's linked errors, filters). */
+export interface Recorded {
+  report: Report;
+  original?: unknown;
+}
+
+/** What takes the reports over: the SDK (late-sdk.ts). */
+export interface ReportReceiver {
+  receive(recorded: Recorded): void;
+}
+
+/** What the app's bundle gives the recorder when it starts. */
+export interface AppHooks {
+  /** Whether a report is worth keeping: the SDK's noise rules (report-noise.ts). */
+  keep(recorded: Recorded): boolean;
+  /** Runs just before reports leave by beacon as the tab closes (the session's update). */
+  beforeLeave(reports: readonly Report[]): void;
+}
+
+export interface Recorder {
+  /** The SDK's name and version, for what the app sends without it (its session). */
+  sdk: SdkMetadata;
+  /** Reports a caught error; returns the id its event will have. */
+  captureException(error: unknown, mechanism: ReportMechanism): string;
+  captureMessage(message: string, context: MessageContext): string;
+  /** How many reports wait for the SDK. */
+  pendingCount(): number;
+  /** The app runs: the recorder keeps only what it would send, and no longer sends alone. */
+  claim(app: AppHooks): void;
+  /** Calls `listener` with each waiting report, now and as they come, until the hand-over. */
+  onReport(listener: (recorded: Recorded) => void): void;
+  /**
+   * The SDK takes over: every waiting report (this page's, and those earlier pages left) goes to
+   * `receiver`, settled so that no other page sends it, and later reports go straight to it.
+   * With `catchesUncaughtErrors` (the SDK's own global handlers run) the recorder stops listening.
+   */
+  handOver(receiver: ReportReceiver, catchesUncaughtErrors: boolean): Promise<void>;
+  handedOver(): boolean;
+  /** Resolves once the SDK has taken over (never, if it does not). */
+  whenHandedOver(): Promise<void>;
+}
+
+interface MonitoringConfig {
+  dsn: string;
+  tunnel: string;
+  environment: string;
+  release: string;
+}
+
+export function startRecorder(win: Window & typeof globalThis): Recorder {
+  const store = openReportStore(win);
+  let pending: Recorded[] = [];
+  let receiver: ReportReceiver | undefined;
+  let app: AppHooks | undefined;
+  const listeners: Array<(recorded: Recorded) => void> = [];
+  const failedAssets = new Set<string>();
+  let markHandedOver = () => {};
+  const handedOver = new Promise<void>((resolve) => {
+    markHandedOver = resolve;
+  });
+
+  const wait = (recorded: Recorded, stored: boolean) => {
+    // The same bound as the store's: past it, as the SDK's full queue, new reports are dropped.
+    if (pending.length >= REPORT_QUEUE_SIZE) return;
+    if (pending.some((waiting) => waiting.report.id === recorded.report.id)) return;
+    pending.push(recorded);
+    if (!stored) void store.add(recorded.report);
+    for (const listener of listeners) listener(recorded);
+  };
+  const add = (
+    kind: ReportKind,
+    facts: Omit<Report, 'id' | 'kind' | 'at' | 'url'>,
+    original?: unknown,
+  ): string => {
+    const report: Report = {
+      id: randomEventId(),
+      kind,
+      at: Date.now() / 1000,
+      url: win.location.href,
+      ...facts,
+    };
+    const recorded = { report, original };
+    if (receiver) receiver.receive(recorded);
+    else if (!app || app.keep(recorded)) wait(recorded, false);
+    return report.id;
+  };
+
+  const onError = (event: Event) => {
+    if (event.target !== win) {
+      // A resource did not load (the event does not bubble: caught in the capture phase). Ours,
+      // before the app runs: the page is likely dead. Once the app runs, what it loads (routes,
+      // the SDK) is its own to report or retry.
+      const asset = app ? undefined : ownScriptOf(event.target, win.location.origin);
+      if (asset && !failedAssets.has(asset)) {
+        failedAssets.add(asset);
+        add('asset', {
+          name: CHUNK_LOAD_ERROR,
+          message: `Loading chunk ${asset} failed.`,
+          filename: asset,
+          mechanism: { type: ASSET_ERROR, handled: false },
+        });
+      }
+      return;
+    }
+    const { error, message, filename, lineno, colno } = event as ErrorEvent;
+    add(
+      'error',
+      {
+        ...thrownFacts(error ?? message),
+        filename,
+        lineno,
+        colno,
+        mechanism: { type: ONERROR, handled: false },
+      },
+      error,
+    );
+  };
+  const onRejection = (event: Event) => {
+    const { reason } = event as PromiseRejectionEvent;
+    add(
+      'rejection',
+      { ...thrownFacts(reason), mechanism: { type: ONUNHANDLEDREJECTION, handled: false } },
+      reason,
+    );
+  };
+  win.addEventListener('error', onError, true);
+  win.addEventListener('unhandledrejection', onRejection);
+
+  // What earlier page views left: this one sends it (when its SDK loads, or as it closes).
+  void store.unsettled().then((reports) => {
+    for (const report of reports) if (!receiver) wait({ report }, true);
+  });
+
+  const config = (): MonitoringConfig | undefined => {
+    try {
+      return JSON.parse(win.document.getElementById(CONFIG_ELEMENT_ID)?.textContent ?? '')
+        .monitoring;
+    } catch {
+      return undefined;
+    }
+  };
+  const envelopeOf = (report: Report, monitoring: MonitoringConfig) =>
+    minimalEnvelope(report, {
+      ...monitoring,
+      userAgent: win.navigator.userAgent,
+      sentAt: new Date(),
+      sdk: SDK_METADATA,
+    });
+  const sent = (ids: string[]) => {
+    store.settle(ids);
+    pending = pending.filter((recorded) => !ids.includes(recorded.report.id));
+  };
+  const unsent = () => pending.filter((recorded) => !store.isSettled(recorded.report.id));
+
+  // The tab is going away before the SDK took over: what waits leaves now, by beacon, the one
+  // request that outlives the page. Offline it stays stored, for the next page view.
+  win.addEventListener('pagehide', () => {
+    const monitoring = config();
+    const reports = unsent().map((recorded) => recorded.report);
+    if (receiver || !monitoring || reports.length === 0 || !win.navigator.onLine) return;
+    app?.beforeLeave(reports);
+    const beaconed: string[] = [];
+    for (const report of reports) {
+      // Refused past the browser's 64 KiB of beacons in flight: kept for the next page view.
+      if (win.navigator.sendBeacon(monitoring.tunnel, envelopeOf(report, monitoring))) {
+        beaconed.push(report.id);
+      }
+    }
+    sent(beaconed);
+  });
+
+  // The app never claimed the recorder (its scripts failed): nothing will load the SDK, so the
+  // recorder sends what it holds, in order, and keeps what the tunnel cannot take now.
+  let sendingAlone = false;
+  const sendAlone = async () => {
+    const monitoring = config();
+    if (app || receiver || sendingAlone || !monitoring) return;
+    sendingAlone = true;
+    try {
+      for (const { report } of unsent()) {
+        const response = await fetch(monitoring.tunnel, {
+          method: 'POST',
+          body: envelopeOf(report, monitoring),
+          keepalive: true,
+        });
+        // Busy or rate-limited: later (the next page view, or back online). Any other answer
+        // is final: a 4xx will not change by sending the same envelope again.
+        if (response.status === 429 || response.status >= 500) break;
+        sent([report.id]);
+      }
+    } catch {
+      // Offline: `online` tries again.
+    } finally {
+      sendingAlone = false;
+    }
+  };
+  win.addEventListener('load', () => setTimeout(sendAlone, ALONE_AFTER_MS));
+  win.addEventListener('online', sendAlone);
+
+  return {
+    sdk: SDK_METADATA,
+    captureException: (error, mechanism) =>
+      add('exception', { ...thrownFacts(error), mechanism }, error),
+    captureMessage: (message, context) =>
+      add('message', { message, level: context.level, tags: context.tags, extra: context.extra }),
+    pendingCount: () => pending.length,
+    claim(hooks) {
+      app = hooks;
+      // Noise caught before the app's rules were known: never sent, so gone from the store too.
+      const noise = pending.filter((recorded) => !hooks.keep(recorded));
+      sent(noise.map((recorded) => recorded.report.id));
+    },
+    onReport(listener) {
+      for (const recorded of pending) listener(recorded);
+      listeners.push(listener);
+    },
+    async handOver(next, catchesUncaughtErrors) {
+      if (catchesUncaughtErrors) {
+        win.removeEventListener('error', onError, true);
+        win.removeEventListener('unhandledrejection', onRejection);
+      }
+      receiver = next;
+      listeners.length = 0;
+      const waiting = unsent();
+      pending = [];
+      const stored = await store.unsettled();
+      const taken = new Map<string, Recorded>();
+      for (const recorded of [...waiting, ...stored.map((report) => ({ report }))]) {
+        if (!taken.has(recorded.report.id)) taken.set(recorded.report.id, recorded);
+      }
+      // Settled before the SDK sends them: from here on its offline store keeps what fails.
+      store.settle([...taken.keys()]);
+      const inOrder = [...taken.values()].sort((a, b) => a.report.at - b.report.at);
+      for (const recorded of inOrder) next.receive(recorded);
+      markHandedOver();
+    },
+    handedOver: () => receiver !== undefined,
+    whenHandedOver: () => handedOver,
+  };
+}
