@@ -5,8 +5,8 @@
  * (adopted-session.ts). Both the envelope and the update rule are the SDK's, written small;
  * tests/unit/monitoring/page-session.test.ts holds them to the SDK's own output.
  */
+import type { EnvelopeContext } from './recorder/minimal-envelope';
 import type { Report } from './recorder/report';
-import type { SdkMetadata } from './recorder/sdk-metadata';
 
 /**
  * `started` in seconds since the epoch; `status` and `errors` as last sent without the SDK. The
@@ -19,14 +19,8 @@ export interface PageSession {
   errors: number;
 }
 
-export interface SessionContext {
-  dsn: string;
-  environment: string;
-  release: string;
-  userAgent: string;
-  sentAt: Date;
-  sdk: SdkMetadata;
-}
+/** What a session envelope says besides the session: the same as a report's envelope. */
+export type SessionContext = EnvelopeContext;
 
 /**
  * A session envelope, as the SDK's client sends one (one session a page load, its duration not

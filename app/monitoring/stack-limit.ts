@@ -4,7 +4,7 @@ import type { StackParser } from '@sentry/core';
  * Stack traces keep at most this many frames: the ones that locate a failure, and a bound on
  * what a deep recursion costs to send and store (the SDK's own stack parser stops at 50 too).
  */
-const MAX_STACK_FRAMES = 50;
+export const MAX_STACK_FRAMES = 50;
 
 /**
  * A stack parser that keeps the `limit` frames nearest to where the error was thrown. Sentry

@@ -8,6 +8,7 @@
  * Part of the inline recorder (recorder.ts).
  */
 import { isInAppFrame } from '../in-app';
+import { MAX_STACK_FRAMES } from '../stack-limit';
 import type { Report } from './report';
 import type { SdkMetadata } from './sdk-metadata';
 
@@ -22,8 +23,6 @@ export interface EnvelopeContext {
   sdk: SdkMetadata;
 }
 
-/** As the SDK keeps them (stack-limit.ts): the frames nearest the throw. */
-const MAX_FRAMES = 50;
 /** The SDK's name for a frame without one (UNKNOWN_FUNCTION in @sentry/core). */
 const UNKNOWN_FUNCTION = '?';
 
@@ -103,7 +102,7 @@ export function minimalEnvelope(report: Report, context: EnvelopeContext): strin
 const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
 const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
 
-/** The frames of a stack, oldest first as Sentry orders them, at most MAX_FRAMES. */
+/** The frames of a stack, oldest first as Sentry orders them, at most MAX_STACK_FRAMES. */
 export function parseStack(stack: string): Frame[] {
   const frames: Frame[] = [];
   for (const line of stack.split('\n')) {
@@ -118,5 +117,5 @@ export function parseStack(stack: string): Frame[] {
       colno: Number(colno),
     });
   }
-  return frames.reverse().slice(-MAX_FRAMES);
+  return frames.reverse().slice(-MAX_STACK_FRAMES);
 }
