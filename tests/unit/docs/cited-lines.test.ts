@@ -1,5 +1,5 @@
 /**
- * The docs cite lines of our code ("index.tsx:40 in onClick", the example throw a reader looks
+ * The docs cite lines of our code ("index.tsx:41 in onClick", the example throw a reader looks
  * for in /errors): each citation must still name a line that throws. An edit above the throw
  * moved it once and the docs went on citing the old line.
  */
