@@ -45,7 +45,7 @@ export function ErrorFallbackView({ error, reset, development }: ErrorFallbackVi
           error" heading above it said the same words twice. */}
       <h1 className="error-headline">{view.message}</h1>
       {view.digest ? <p data-testid="error-digest">{`Digest: ${view.digest}`}</p> : null}
-      <p>
+      <p className="actions">
         <button type="button" onClick={tryAgain}>
           Try again
         </button>{' '}
