@@ -36,6 +36,16 @@ describe('with HOST unset', () => {
     expect(dev.output()).toContain('Network:  not exposed: listening on 127.0.0.1 only');
     expect(dev.output()).not.toContain('--host');
   });
+
+  test('it says where errors go, as npm start does', () => {
+    const { port } = new URL(dev.url);
+    expect(dev.output()).toMatch(
+      new RegExp(
+        `^\\[monitoring\\] local inbox mode \\(no SENTRY_DSN\\): errors are kept in .+; read them at http://127\\.0\\.0\\.1:${port}/errors`,
+        'm',
+      ),
+    );
+  });
 });
 
 test('a busy port stops it with the message npm start gives, exit code 1', async () => {
