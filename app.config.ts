@@ -11,6 +11,7 @@ import { precompressPublicFiles } from './build/precompress-public-files';
 import { sentryBuildOptions } from './build/sentry-build-options';
 import { buildServerSideFiles } from './build/server-side-files';
 import { sourceHashes, writeBuildStamp } from './scripts/build-state.mjs';
+import { devAddress, hmrHost, portInUseMessage } from './scripts/dev-address.mjs';
 
 // `vinxi dev` runs the server code in this process, through vite with inline maps: with Node's
 // source maps on, dev stacks name our TypeScript lines as the built server's do. Without it they
@@ -24,7 +25,12 @@ const serverRouterVite = {
 };
 // `#app/…` imports (build/import-aliases.ts): every Start router gets this from the top-level
 // `vite` below; the tunnel's own router is given it with its plugins.
-const aliasVite = { resolve: { alias: importAliases } };
+// Also in development, vite's HMR sockets (one per router, on random ports) listen where the dev
+// server does, not on every address (scripts/dev-address.mjs, decision 0960).
+const aliasVite = {
+  resolve: { alias: importAliases },
+  server: { hmr: { host: hmrHost(devAddress(process.env).host) } },
+};
 // `?inline-script` imports (build/inline-scripts.ts): the recorder in the document head.
 const startVite = { ...aliasVite, plugins: [inlineScripts()] };
 
@@ -104,6 +110,17 @@ export default defineConfig({
       `[precompressed] ${files.length} public files: ${bytes.identity} bytes → brotli ${bytes.br}, gzip ${bytes.gzip}`,
     );
   });
+  // `npm run dev` tried the port first (scripts/dev.mjs); if another server took it since,
+  // listhen has moved to a port of 3000-3100 by now: stop, as `npm start` would.
+  app.hooks.hook(
+    'app:dev:server:listener:created',
+    ({ listener }: { listener: { address?: { port?: number } } }) => {
+      const wanted = devAddress(process.env);
+      if (wanted.port === 0 || listener.address?.port === wanted.port) return;
+      console.error(portInUseMessage(wanted));
+      process.exit(1);
+    },
+  );
   // The inbox's ingest thread and the cluster's primary run from files of their own
   // (build/server-side-files.ts).
   app.hooks.hook('app:build:nitro:end', async ({ nitro }) => {

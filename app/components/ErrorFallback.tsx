@@ -41,10 +41,11 @@ export function ErrorFallbackView({ error, reset, development }: ErrorFallbackVi
 
   return (
     <main className="page" role="alert" data-testid="error-fallback">
-      <h1>Application error</h1>
-      <p>{view.message}</p>
+      {/* The contract's message is the heading, as Next.js shows it: a separate "Application
+          error" heading above it said the same words twice. */}
+      <h1 className="error-headline">{view.message}</h1>
       {view.digest ? <p data-testid="error-digest">{`Digest: ${view.digest}`}</p> : null}
-      <p>
+      <p className="actions">
         <button type="button" onClick={tryAgain}>
           Try again
         </button>{' '}

@@ -12,16 +12,18 @@ import { NotFound } from '#app/components/NotFound';
 import { RecorderScript } from '#app/components/RecorderScript';
 import { SiteConfigScript } from '#app/components/SiteConfigScript';
 import { useSiteConfig } from '#app/components/use-site-config';
+import { pageTitle } from '#app/document-title';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
 import type { RouterContext } from '#app/site-config';
 import appCss from '#app/styles/app.css?url';
 
 export const Route = createRootRouteWithContext<RouterContext>()({
-  head: () => ({
+  head: (context) => ({
     meta: [
       { charSet: 'utf-8' },
       { name: 'viewport', content: 'width=device-width, initial-scale=1' },
-      { title: 'Start Monitoring' },
+      // A child route's own title wins over this one (HeadContent keeps the deepest).
+      { title: pageTitle(context) },
     ],
     links: [
       { rel: 'stylesheet', href: appCss },

@@ -1,7 +1,8 @@
 import { createFileRoute } from '@tanstack/react-router';
+import { pageTitle } from '#app/document-title';
 
 export const Route = createFileRoute('/about')({
-  head: () => ({ meta: [{ title: 'How errors are handled · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'How errors are handled') }] }),
   component: About,
 });
 

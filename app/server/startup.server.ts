@@ -13,8 +13,11 @@ import {
 } from './monitoring-mode.server';
 
 interface NitroAppLike {
-  /** Absent from the dev server vinxi hands its plugins. */
-  h3App?: unknown;
+  /**
+   * Only vinxi's dev server has it (nitro's runtime app does not). Both have `h3App`: this
+   * plugin once asked for that, and `npm run dev` never said where errors go.
+   */
+  listen?: unknown;
 }
 
 export default function startup(nitroApp: NitroAppLike): void {
@@ -25,7 +28,7 @@ export default function startup(nitroApp: NitroAppLike): void {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
-  if (nitroApp.h3App) return;
+  if (!nitroApp.listen) return;
   console.log(`[monitoring] ${describeMonitoring(config)}`);
   const access = describeInboxAccess(config);
   if (access) console.log(`[monitoring] ${access}`);

@@ -67,6 +67,18 @@ describe('ErrorFallback', () => {
     expect(screen.getByTestId('error-digest').textContent).toBe('Digest: 0a1b2c3d4e');
   });
 
+  it.each([
+    ['client', () => secretError(), CLIENT_FAILURE_MESSAGE],
+    ['server', () => ({ digest: '0a1b2c3d4e' }), SERVER_FAILURE_MESSAGE],
+  ])(
+    'says "Application error" once, as its one heading (%s side)',
+    async (_side, error, message) => {
+      const { container } = await renderFallback(error());
+      expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(message);
+      expect(container.textContent?.split('Application error')).toHaveLength(2);
+    },
+  );
+
   it('never shows the message or stack in production', async () => {
     const { container } = await renderFallback(secretError(), { development: false });
     expect(container.textContent).not.toContain(SECRET);

@@ -67,6 +67,8 @@ for (const path of ['/definitely/not/here', '/sentry-example-page']) {
     ).toBeVisible();
     const home = page.getByRole('link', { name: 'Go to the home page' });
     await waitUntilReactOwns(home);
+    // The tab and the history say it too, also once the browser has taken the page over.
+    await expect(page).toHaveTitle('Page not found · Start Monitoring');
     await home.click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('tanstack-start-monitoring');
     // A hydration mismatch (React error #418) would be logged here.

@@ -33,8 +33,9 @@ test('a loader failure in development reaches the Spotlight sidecar and the loca
   });
   expect(response.status).toBe(500);
   await response.text();
-  const line = await dev.waitForOutput(/\{"level":"error".*"phase":"loader".*\}/, 30_000);
-  const { digest } = JSON.parse(line) as { digest: string };
+  // Development prints a block, not JSON (app/server/failures/dev-failure-block.ts).
+  const line = await dev.waitForOutput(/✖ loader of \S+ .*failed · digest [0-9a-f]+/, 30_000);
+  const digest = line.split('digest ')[1] ?? '';
 
   const envelope = await sidecar.waitForEnvelope((received) =>
     received[1].some(([header, item]) => header.type === 'event' && tagsOf(item).digest === digest),

@@ -1,6 +1,7 @@
 /**
- * `npm run dev` logs server failures with stacks that name our TypeScript line, as the built
- * server does: Node's source maps read vite's inline maps (app.config.ts turns them on).
+ * `npm run dev` prints server failures as a short block whose frames name our TypeScript line,
+ * as the built server's stacks do: Node's source maps read vite's inline maps (app.config.ts
+ * turns them on).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
@@ -13,18 +14,30 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => dev?.stop());
 
-test('a loader failure in development logs the route file, its line and the loader', async () => {
+test('a loader failure in development prints a short block: message, code frame, our line, the digest', async () => {
+  const mark = dev.output().length;
   const response = await fetch(`${dev.url}/sentry-example-page/ssr-error`, {
     headers: { 'user-agent': BROWSER_USER_AGENT },
   });
   expect(response.status).toBe(500);
-  await response.text();
-  const line = await dev.waitForOutput(/\{"level":"error".*"phase":"loader".*\}/, 30_000);
-  const { stack } = JSON.parse(line) as { stack: string };
+  const html = await response.text();
+  await dev.waitForOutput(/library frames?\n/, 30_000);
+  const printed = dev.output().slice(mark);
+  const start = printed.indexOf('✖ loader of /sentry-example-page/ssr-error');
+  expect(start).toBeGreaterThanOrEqual(0);
+  const block = printed.slice(start, printed.indexOf('library frame', start));
+  const digest = /digest ([0-9a-f]+)/.exec(block)?.[1];
+  expect(html).toContain(`Digest: ${digest}`);
+  expect(block).toContain('Error: Sentry example: loader failed during SSR');
   // The line of the throw in the route file; vite's transformed code has it further down.
-  expect(stack.split('\n')[1]).toMatch(
-    new RegExp(
-      `^\\s+at (Object\\.)?loader \\(.*${EXAMPLE_LOADER_FILE}:${exampleLoaderLine()}:\\d+\\)$`,
-    ),
+  const line = exampleLoaderLine();
+  expect(block).toContain(`${EXAMPLE_LOADER_FILE}:${line}:`);
+  expect(block).toMatch(new RegExp(`> ${line} \\|\\s+throw new Error\\(`));
+  expect(block).toMatch(
+    new RegExp(`at (Object\\.)?loader \\(${EXAMPLE_LOADER_FILE}:${line}:\\d+\\)`),
   );
+  // Library frames counted, not listed; no JSON line in development.
+  expect(block).not.toContain('node_modules');
+  expect(printed).not.toContain('{"level":"error"');
+  expect(`${block}library frames`.split('\n').length).toBeLessThan(30);
 }, 90_000);

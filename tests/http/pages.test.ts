@@ -113,6 +113,7 @@ describe('not found', () => {
       expect(res.status).toBe(404);
       const html = await res.text();
       expect(html).toContain('Page not found');
+      expect(html).toContain('<title>Page not found · Start Monitoring</title>');
     },
   );
 
@@ -129,6 +130,7 @@ describe('not found', () => {
       expect(html).toMatch(/<link rel="stylesheet" href="[^"]+\.css"/);
       expect(html).toMatch(/<a [^>]*href="\/about"[^>]*>How errors are handled</);
       expect(html).toContain('Page not found');
+      expect(html).toContain('<title>Page not found · Start Monitoring</title>');
       // The example loader never ran: no failure page, nothing logged.
       expect(html).not.toContain('Application error');
       expect(await server.printedSince(mark)).toBe('');

@@ -1,6 +1,7 @@
 /**
- * Starts `vinxi dev` (what `npm run dev` runs) on 127.0.0.1 and a free port, for the few tests
- * of the development loop. Slow to start (it compiles on first request): use sparingly.
+ * Starts what `npm run dev` runs (scripts/dev.mjs, which runs `vinxi dev`) on 127.0.0.1 and a
+ * free port, for the few tests of the development loop. Slow to start (it compiles on first
+ * request): use sparingly.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -8,10 +9,12 @@ import { resolve } from 'node:path';
 import { stopChild, testEnv, watchOutput } from './built-server';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const VINXI = resolve(ROOT, 'node_modules/vinxi/bin/cli.mjs');
+const DEV = resolve(ROOT, 'scripts/dev.mjs');
 
 export interface DevServer {
   url: string;
+  /** scripts/dev.mjs's process; vinxi runs as its child. */
+  pid: number;
   output(): string;
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
@@ -19,28 +22,28 @@ export interface DevServer {
 
 export async function startDevServer(env: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [VINXI, 'dev', '--port', String(port), '--host', '127.0.0.1'],
-    {
-      cwd: ROOT,
-      env: testEnv({ NODE_ENV: 'development', PORT: String(port), ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [DEV], {
+    cwd: ROOT,
+    env: testEnv({ NODE_ENV: 'development', PORT: String(port), ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const { output, waitForOutput, exited } = watchOutput(child);
-  const url = `http://127.0.0.1:${port}`;
+  const host = env.HOST || '127.0.0.1';
+  const url = `http://${host}:${port}`;
   const stop = () => stopChild(child, exited);
   try {
-    await waitForOutput(new RegExp(`Local:\\s+http://127\\.0\\.0\\.1:${port}`), 60_000);
+    await waitForOutput(
+      new RegExp(`Local:\\s+http://${host.replaceAll('.', '\\.')}:${port}`),
+      60_000,
+    );
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, output, waitForOutput, stop };
+  return { url, pid: child.pid as number, output, waitForOutput, stop };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const probe = createServer();
     probe.once('error', fail);

@@ -1,5 +1,6 @@
 import { createFileRoute, notFound, redirect } from '@tanstack/react-router';
 import * as v from 'valibot';
+import { pageTitle } from '#app/document-title';
 import { InboxEventInput } from '#app/server/inbox/inbox-inputs';
 import { getInboxEvent } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from './-inbox-only';
@@ -23,5 +24,5 @@ export const Route = createFileRoute('/errors/$eventId')({
       search: { event: eventId },
     });
   },
-  head: () => ({ meta: [{ title: 'Captured event · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'Captured event') }] }),
 });

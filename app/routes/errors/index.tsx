@@ -7,6 +7,7 @@ import { ReleaseHealth, receivedLine } from '#app/components/inbox/ReleaseHealth
 import { SignOut } from '#app/components/inbox/SignOut';
 import { StorageProblem } from '#app/components/inbox/StorageProblem';
 import { useSiteConfig } from '#app/components/use-site-config';
+import { pageTitle } from '#app/document-title';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from './-inbox-only';
@@ -33,7 +34,7 @@ export const Route = createFileRoute('/errors/')({
     if (inbox.kind === 'ready' && inbox.page !== filters.page) throw notFound();
     return { inbox, filters };
   },
-  head: () => ({ meta: [{ title: 'Error inbox · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'Error inbox') }] }),
   component: ErrorInbox,
 });
 

@@ -2,6 +2,7 @@ import { createFileRoute, Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import * as v from 'valibot';
 import { takeTokenFromFragment } from '#app/components/inbox/sign-in-fragment';
+import { pageTitle } from '#app/document-title';
 import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.functions';
 import { inboxPagesOnly } from './-inbox-only';
 
@@ -17,7 +18,7 @@ export const Route = createFileRoute('/errors/sign-in')({
     inboxPagesOnly(match);
     return { access: await getInboxAccess() };
   },
-  head: () => ({ meta: [{ title: 'Error inbox · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'Error inbox') }] }),
   component: InboxSignIn,
 });
 

@@ -1,11 +1,12 @@
 import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
 import { useState } from 'react';
 import { LastReport } from '#app/components/LastReport';
+import { pageTitle } from '#app/document-title';
 import { callFailingExample } from '#app/server/example.functions';
 import { examplePagesOnly } from './-examples-only';
 
 export const Route = createFileRoute('/sentry-example-page/')({
-  head: () => ({ meta: [{ title: 'Sentry example page · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'Sentry example page') }] }),
   loader: examplePagesOnly,
   component: SentryExamplePage,
 });
@@ -33,7 +34,7 @@ function SentryExamplePage() {
     <main className="page">
       <h1>Sentry example page</h1>
       <p>Each button fails in a different place. Check the server log, Sentry or the inbox.</p>
-      <p>
+      <p className="actions">
         <button
           type="button"
           onClick={() => {

@@ -1,8 +1,9 @@
 import { createFileRoute } from '@tanstack/react-router';
+import { pageTitle } from '#app/document-title';
 import { examplePagesOnly } from './-examples-only';
 
 export const Route = createFileRoute('/sentry-example-page/ssr-error')({
-  head: () => ({ meta: [{ title: 'SSR error example · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'SSR error example') }] }),
   // A method, not an arrow: a mapped stack names an arrow after its first parameter.
   loader(match) {
     examplePagesOnly(match);

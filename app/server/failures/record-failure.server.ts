@@ -3,10 +3,14 @@
  * Callers get back a PublicServerError to throw or serialise in place of the original.
  */
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
+import { serverConfig } from '#app/server/env.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
+import { failureBlock } from './dev-failure-block';
 import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
 import { isPublicServerError, PublicServerError } from './public-error.server';
@@ -63,11 +67,23 @@ export function recordFailure(
   // on one route cannot hide another route's failure.
   // With several workers, the line names the one that met the failure.
   const worker = thisWorker();
-  errorLimited(
-    `failure ${full.route}`,
-    failureLogLine(original.error, publicError.digest, full, new Date(), worker),
-  );
+  errorLimited(`failure ${full.route}`, logEntry(original.error, publicError.digest, full, worker));
   reportServerFailure(original.error, publicError.digest, full);
+}
+
+/**
+ * Production: the one JSON line a log pipeline parses. Development: a short block a person
+ * reads, with a code frame from the project's files (the dev server runs in the project).
+ */
+function logEntry(error: unknown, digest: string, context: FailureContext, worker?: number) {
+  if (serverConfig().production) {
+    return failureLogLine(error, digest, context, new Date(), worker);
+  }
+  const root = process.cwd();
+  return failureBlock(error, digest, context, {
+    root,
+    readSource: (file) => readFileSync(join(root, file), 'utf8'),
+  });
 }
 
 /** Sanitise and record in one step, for callers that know the request already. */

@@ -8,6 +8,7 @@ import { IssueWorkflow } from '#app/components/inbox/IssueStatus';
 import { SignOut } from '#app/components/inbox/SignOut';
 import { StorageProblem } from '#app/components/inbox/StorageProblem';
 import { TagBreakdown } from '#app/components/inbox/TagBreakdown';
+import { pageTitle } from '#app/document-title';
 import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from '../-inbox-only';
 import { eventParamOf, issueEventOf, issueIdOf } from '../-issue-search';
@@ -25,7 +26,7 @@ export const Route = createFileRoute('/errors/issues/$issueId')({
     if (issueId === undefined || eventId === undefined) throw notFound();
     return getInboxIssue({ data: eventId === null ? { issueId } : { issueId, eventId } });
   },
-  head: () => ({ meta: [{ title: 'Issue · Error inbox · Start Monitoring' }] }),
+  head: (context) => ({ meta: [{ title: pageTitle(context, 'Issue · Error inbox') }] }),
   component: IssuePage,
 });
 
