@@ -3,10 +3,11 @@
  * (a reset or a half answer would be a visitor's failed page), then exits 0. As one process,
  * and as two workers, where the primary has each drain, then exits.
  */
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
-import { startBuiltServer } from '#tests/support/built-server';
+import { BUILT_ENTRY, startBuiltServer, testEnv } from '#tests/support/built-server';
 
 const CONNECTIONS = 24;
 
@@ -84,4 +85,35 @@ it.each([
     expect(server.output()).not.toContain('still running after');
   },
   60_000,
+);
+
+it.each([
+  ['one process', '1'],
+  ['two workers', '2'],
+])(
+  '%s: still drains and exits 0 when whoever read its output has gone',
+  async (_name, workers) => {
+    const child = spawn(process.execPath, [BUILT_ENTRY], {
+      env: testEnv({ WEB_CONCURRENCY: workers }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    let output = '';
+    await new Promise<void>((done) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk;
+        if (output.includes('Listening on')) done();
+      });
+    });
+    // The log's reader goes away (a closed pipe): every line the server writes now fails.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.kill('SIGTERM');
+    // Before, the first line of the drain failed, that failure was logged to the same pipe, and
+    // the process spun there for good.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    expect(await exited).toBe(0);
+    clearTimeout(timer);
+  },
+  30_000,
 );

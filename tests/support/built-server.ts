@@ -35,7 +35,8 @@ export interface BuiltServer {
   exitCode(): number | null;
 }
 
-const ENTRY = resolve(import.meta.dirname, '../../.output/server/index.mjs');
+/** The production build's entry. */
+export const BUILT_ENTRY = resolve(import.meta.dirname, '../../.output/server/index.mjs');
 
 /** Env for a test server: no inherited Sentry settings, an inbox dir of its own. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -96,7 +97,7 @@ export async function startBuiltServer(
     ...(namespace ? namespace.enter() : []),
     ...(limits.length > 0 ? ['prlimit', ...limits] : []),
     process.execPath,
-    ENTRY,
+    BUILT_ENTRY,
   ];
   const child = spawn(command, args, {
     env: testEnv(env),
@@ -199,7 +200,7 @@ export function runBuiltServerToExit(
   timeoutMs = 15_000,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [ENTRY], {
+    const child = spawn(process.execPath, [BUILT_ENTRY], {
       env: testEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -18,6 +18,11 @@ import { PRIMARY_FILE } from '../cluster/primary-file';
 
 process.setSourceMapsEnabled(true);
 
+// Logs whose reader went away (a closed pipe: EPIPE) are lost, and only they: left unhandled,
+// the first line written after would end in an error that is itself logged to the same pipe,
+// and the process spun there, a SIGTERM's drain never finishing.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
 const serve = () => import('./node-server.server');
 // Not awaited (nitro's build target has no top-level await); a failure to load still ends the
 // process, as an unhandled rejection.
