@@ -4,6 +4,7 @@
  * document head, app/monitoring/recorder/). Code written and checked as TypeScript like the rest,
  * never a hand-kept string; esbuild, which vite brings, does the work.
  */
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'vite';
 
@@ -32,8 +33,9 @@ export function inlineScripts(): Plugin {
         write: false,
         metafile: true,
       });
-      // `vinxi dev` rebuilds the string when one of the script's modules changes.
-      for (const input of Object.keys(result.metafile.inputs)) this.addWatchFile(input);
+      // `vinxi dev` rebuilds the string when one of the script's modules changes. Absolute: vite
+      // resolves a watched file like an import, and esbuild's paths are relative to the cwd.
+      for (const input of Object.keys(result.metafile.inputs)) this.addWatchFile(resolve(input));
       const code = result.outputFiles[0]?.text ?? '';
       return `export default ${JSON.stringify(scriptElementText(code))};`;
     },
