@@ -31,6 +31,20 @@ const aliasVite = {
   resolve: { alias: importAliases },
   server: { hmr: { host: hmrHost(devAddress(process.env).host) } },
 };
+/**
+ * The client's dependencies that `vinxi dev` found only on a first visit (the SDK's on the first
+ * error): listed, vite pre-bundles them at start. Its log names any it finds later.
+ */
+const CLIENT_DEPENDENCIES = [
+  '@tanstack/react-start',
+  '@tanstack/react-start/server-functions-client',
+  '@tanstack/react-router',
+  'react-dom/client',
+  'valibot',
+  '@sentry/core',
+  '@sentry/browser',
+  '@sentry/react',
+] as const;
 // `?inline-script` imports (build/inline-scripts.ts): the recorder in the document head.
 const startVite = { ...aliasVite, plugins: [inlineScripts()] };
 
@@ -58,6 +72,9 @@ export default defineConfig({
           },
         },
         plugins: [sentryVitePlugin(sentryBuildOptions())],
+        // In development, what the pages import is pre-bundled at start: found on the first
+        // visit instead, it made vite reload the page twice ("optimized dependencies changed").
+        optimizeDeps: { include: [...CLIENT_DEPENDENCIES] },
       },
     },
   },
