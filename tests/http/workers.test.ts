@@ -6,7 +6,7 @@
  * down, and the primary starts another. (SIGTERM under load: ./graceful-shutdown.test.ts.)
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import { envelopeBytes, errorEvent } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { freePort } from '#tests/support/dev-server';
 import { postFrom } from '#tests/support/envelopes';
 import { readInbox } from '#tests/support/inbox-database';
 import { generatedTokenIn, postSignIn, sessionCookieOf } from '#tests/support/inbox-sign-in';
@@ -38,16 +39,6 @@ async function health(server: BuiltServer, timeoutMs = 2_000): Promise<Health> {
     headers: { connection: 'close' },
   });
   return JSON.parse(answer.text) as Health;
-}
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => done(port));
-    });
-  });
 }
 
 /** The worker processes: the primary's children, in the order they were started. */
