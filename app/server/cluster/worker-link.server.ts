@@ -1,7 +1,8 @@
 /**
  * A worker's side of the cluster (./primary.server.ts starts the workers): which worker this
- * process is, its troubles sent to the primary when they change, and the primary's view of
- * the whole server kept for /health (./server-health.ts). Nothing here runs in a plain process.
+ * process is, its troubles sent to the primary every 500 ms (its sign of life too), and the
+ * primary's view of the whole server kept for /health (./server-health.ts). Nothing here runs
+ * in a plain process.
  */
 import cluster from 'node:cluster';
 import { processShared } from '#app/server/process-shared.server';
