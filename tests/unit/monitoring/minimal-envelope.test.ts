@@ -9,10 +9,7 @@
 import { getClient } from '@sentry/browser';
 import type { Envelope, Event } from '@sentry/core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startBrowserClient } from '#app/monitoring/browser-client';
-import { browserOptions } from '#app/monitoring/browser-options';
 import { sdkReceiver } from '#app/monitoring/late-sdk';
-import type { PublicConfig } from '#app/monitoring/public-config';
 import { minimalEnvelope, parseStack } from '#app/monitoring/recorder/minimal-envelope';
 import {
   ASSET_ERROR,
@@ -22,14 +19,9 @@ import {
   type Report,
 } from '#app/monitoring/recorder/report';
 import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
+import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
 
-const config: PublicConfig = {
-  dsn: 'http://public@127.0.0.1:3000/1',
-  tunnel: '/monitoring?o=0&p=1',
-  environment: 'production',
-  release: 'app@1.0.0',
-  tracesSampleRate: 0,
-};
+const config = TEST_PUBLIC_CONFIG;
 
 const ORIGIN = 'http://127.0.0.1:3000';
 const STACK = [
@@ -107,17 +99,10 @@ const reports: Array<[string, Report]> = [
   ],
 ];
 
-const sent: Envelope[] = [];
+let sent: Envelope[] = [];
 
 beforeAll(() => {
-  const capture = () => ({
-    send: async (envelope: Envelope) => {
-      sent.push(envelope);
-      return { statusCode: 200 };
-    },
-    flush: async () => true,
-  });
-  startBrowserClient(browserOptions(config, capture, false), {
+  sent = startCapturingSdk({
     sid: 'f'.repeat(32),
     started: base.at,
     status: 'ok',

@@ -8,21 +8,13 @@
 import { getClient, getIsolationScope } from '@sentry/browser';
 import { type Envelope, makeSession, type SerializedSession } from '@sentry/core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startBrowserClient } from '#app/monitoring/browser-client';
-import { browserOptions } from '#app/monitoring/browser-options';
 import { sdkReceiver } from '#app/monitoring/late-sdk';
 import { type PageSession, sessionAfter, sessionEnvelope } from '#app/monitoring/page-session';
-import type { PublicConfig } from '#app/monitoring/public-config';
 import { ONERROR, ONUNHANDLEDREJECTION, type Report } from '#app/monitoring/recorder/report';
 import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
+import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
 
-const config: PublicConfig = {
-  dsn: 'http://public@127.0.0.1:3000/1',
-  tunnel: '/monitoring?o=0&p=1',
-  environment: 'production',
-  release: 'app@1.0.0',
-  tracesSampleRate: 0,
-};
+const config = TEST_PUBLIC_CONFIG;
 const started = 1_795_000_000.5;
 const ok: PageSession = { sid: 'c'.repeat(32), started, status: 'ok', errors: 0 };
 
@@ -50,17 +42,10 @@ function report(kind: Report['kind'], handled?: boolean): Report {
   };
 }
 
-const sent: Envelope[] = [];
+let sent: Envelope[] = [];
 
 beforeAll(() => {
-  const capture = () => ({
-    send: async (envelope: Envelope) => {
-      sent.push(envelope);
-      return { statusCode: 200 };
-    },
-    flush: async () => true,
-  });
-  startBrowserClient(browserOptions(config, capture, false), ok);
+  sent = startCapturingSdk(ok);
 });
 beforeEach(() => {
   sent.length = 0;
