@@ -5,7 +5,7 @@
  * behind the real tunnel; tunnel answers and failed chunks are faked with `page.route`.
  */
 
-import { expect, type Page, type Route, test } from '@playwright/test';
+import { type BrowserContext, expect, type Page, type Route, test } from '@playwright/test';
 import { errorEvents, errorMessages, sessionUpdates } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
@@ -53,19 +53,31 @@ async function settledPageView(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle');
 }
 
+/**
+ * On /about, offline before the SDK ever loaded: throws `message`, and resolves once the SDK's
+ * chunk failed to load and the recorder has kept the report in the browser.
+ */
+async function throwOfflineBeforeTheSdk(
+  page: Page,
+  context: BrowserContext,
+  message: string,
+): Promise<void> {
+  await openAbout(page);
+  await context.setOffline(true);
+  const failed = page.waitForEvent('console', (line) =>
+    line.text().includes('the Sentry SDK did not load'),
+  );
+  await throwInPage(page, message);
+  // The SDK's chunk cannot be fetched offline: the report stays in the browser.
+  await failed;
+  await expect.poll(() => storedReportIds(page)).toHaveLength(1);
+}
+
 test('an error raised offline before the SDK ever loaded arrives once the browser is back online', async ({
   page,
   context,
 }) => {
-  await openAbout(page);
-  await context.setOffline(true);
-  const failed = page.waitForEvent('console', (message) =>
-    message.text().includes('the Sentry SDK did not load'),
-  );
-  await throwInPage(page, 'raised offline, no SDK yet');
-  // The SDK's chunk cannot be fetched offline: the report stays in the browser.
-  await failed;
-  await expect.poll(() => storedReportIds(page)).toHaveLength(1);
+  await throwOfflineBeforeTheSdk(page, context, 'raised offline, no SDK yet');
   expect(arrivals('raised offline, no SDK yet')).toEqual([]);
 
   await context.setOffline(false);
@@ -78,14 +90,7 @@ test('an error raised offline before the SDK ever loaded arrives on the next pag
   page,
   context,
 }) => {
-  await openAbout(page);
-  await context.setOffline(true);
-  const failed = page.waitForEvent('console', (message) =>
-    message.text().includes('the Sentry SDK did not load'),
-  );
-  await throwInPage(page, 'raised offline, then the tab closed');
-  await failed;
-  await expect.poll(() => storedReportIds(page)).toHaveLength(1);
+  await throwOfflineBeforeTheSdk(page, context, 'raised offline, then the tab closed');
   // Closed while offline: no beacon can leave, the report stays stored.
   await page.close();
   expect(arrivals('raised offline, then the tab closed')).toEqual([]);
