@@ -5,7 +5,7 @@ import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { OnHydrated } from './components/OnHydrated';
 import { reportCspViolations } from './monitoring/csp-violations';
-import { pageRecorder } from './monitoring/page-recorder';
+import { pageRecorder } from './monitoring/recorder/recorder';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from './site-config';

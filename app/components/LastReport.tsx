@@ -1,7 +1,7 @@
 import * as Sentry from '@sentry/react';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
-import { pageRecorder } from '#app/monitoring/page-recorder';
+import { pageRecorder } from '#app/monitoring/recorder/recorder';
 import { useSiteConfig } from './use-site-config';
 
 interface Report {

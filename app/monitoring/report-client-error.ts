@@ -1,4 +1,4 @@
-import { pageRecorder } from './page-recorder';
+import { pageRecorder } from './recorder/recorder';
 
 /**
  * Reports an error that a React error boundary caught, exactly once: React 19 hands caught

@@ -38,6 +38,14 @@ import { SDK_METADATA, type SdkMetadata } from './sdk-metadata';
 
 /** Where the page finds the recorder: `window.__monitoringRecorder`. */
 export const RECORDER_GLOBAL = '__monitoringRecorder';
+
+/**
+ * The page's recorder, as the app's bundle reaches it: the inline script in the head started it
+ * before any module (./recorder-script.ts) and left it on `window`. Never on the server.
+ */
+export function pageRecorder(): Recorder | undefined {
+  return typeof window === 'undefined' ? undefined : Reflect.get(window, RECORDER_GLOBAL);
+}
 /**
  * How long after the load event the recorder waits for the app before it sends what it holds
  * itself: the app claims it as its entry starts, long before that, unless its scripts failed.
