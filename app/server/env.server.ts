@@ -3,12 +3,18 @@
  * A bad value stops the server with one message that names every bad variable and why.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import packageJson from '../../package.json';
-import { availableCores } from './cluster/available-cores.server';
-import { type WebConcurrency, workerCountOf } from './cluster/worker-count';
+import {
+  cgroupCpuDirsOf,
+  cpuQuotaOf,
+  type WebConcurrency,
+  workerCountOf,
+} from './cluster/worker-count';
 import { processShared } from './process-shared.server';
 import { spotlightSidecarUrl } from './spotlight/sidecar-url';
 
@@ -261,6 +267,35 @@ export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; messag
 /** A token for this run when MONITORING_INBOX_TOKEN is unset: 32 random bytes, base64url. */
 export function newInboxToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/**
+ * The machine's figures for `WEB_CONCURRENCY=auto` (./cluster/worker-count.ts): the cores this
+ * process may run on, and the tightest CPU quota of its cgroup and the cgroup's parents.
+ */
+export function availableCores(): { cores: number; cpuQuota: number | undefined } {
+  const { v2, v1 } = cgroupCpuDirsOf(readIfThere('/proc/self/cgroup') ?? '');
+  const quotas = [
+    ...v2.map((dir) => cpuQuotaOf({ cpuMax: readIfThere(`${dir}/cpu.max`) })),
+    ...v1.map((dir) =>
+      cpuQuotaOf({
+        cfsQuotaUs: readIfThere(`${dir}/cpu.cfs_quota_us`),
+        cfsPeriodUs: readIfThere(`${dir}/cpu.cfs_period_us`),
+      }),
+    ),
+  ].filter((quota): quota is number => quota !== undefined);
+  return {
+    cores: availableParallelism(),
+    cpuQuota: quotas.length > 0 ? Math.min(...quotas) : undefined,
+  };
+}
+
+function readIfThere(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined; // not Linux, or no such cgroup controller: no quota known
+  }
 }
 
 /**
