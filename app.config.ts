@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
+import { devOverlay } from './build/dev-overlay';
 import { importAliases } from './build/import-aliases';
 import { inlineScripts } from './build/inline-scripts';
 import { inputSourceMaps } from './build/input-source-maps';
@@ -71,7 +72,8 @@ export default defineConfig({
             onwarn: quietKnownWarnings,
           },
         },
-        plugins: [sentryVitePlugin(sentryBuildOptions())],
+        // In development only, the error overlay's server half (build/dev-overlay.ts).
+        plugins: [sentryVitePlugin(sentryBuildOptions()), devOverlay()],
         // In development, what the pages import is pre-bundled at start: found on the first
         // visit instead, it made vite reload the page twice ("optimized dependencies changed").
         optimizeDeps: { include: [...CLIENT_DEPENDENCIES] },

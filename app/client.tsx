@@ -34,6 +34,11 @@ reportCspViolations(document, ({ message, tags, extra }) =>
   recorder?.captureMessage(message, { level: 'warning', tags, extra }),
 );
 
+// Development: failures open vite's error overlay (decision 0970); production has no such code.
+if (import.meta.env.DEV) {
+  void import('./monitoring/dev-overlay').then((overlay) => overlay.watchForDevOverlay(window));
+}
+
 hydrateRoot(
   document,
   <StrictMode>

@@ -6,32 +6,36 @@ import { serverRenderDigestIn } from '#app/monitoring/server-render-digest';
 
 /**
  * The root error boundary's fallback (root route's errorComponent and the router's
- * defaultErrorComponent). Says which side failed and the digest, never the error's own text
- * in production. Must never throw: whatever was thrown is read through describeFailure.
+ * defaultErrorComponent). Says which side failed and the digest, never the error's own text:
+ * in development that is shown over it, in vite's overlay (#app/monitoring/dev-overlay). Must never throw: whatever was thrown is read through describeFailure.
  */
 export function ErrorFallback(props: ErrorComponentProps) {
-  return <ErrorFallbackView {...props} development={import.meta.env.DEV} />;
+  return <ErrorFallbackView {...props} />;
 }
 
 export interface ErrorFallbackViewProps {
   error: unknown;
   reset?: () => void;
-  /** Development adds the error's own message and stack below, clearly marked. */
-  development: boolean;
 }
 
-export function ErrorFallbackView({ error, reset, development }: ErrorFallbackViewProps) {
+export function ErrorFallbackView({ error, reset }: ErrorFallbackViewProps) {
   const router = useRouter();
   // Read once, when the fallback first renders: the server's marker is gone after this commit.
   const [serverRenderDigest] = useState(() =>
     typeof document === 'undefined' ? undefined : serverRenderDigestIn(document),
   );
-  const view = describeFailure(error, development, serverRenderDigest);
+  const view = describeFailure(error, serverRenderDigest);
 
   useEffect(() => {
     // Server failures were reported on the server; the browser reports its own, once.
     if (view.side === 'client') reportOnce(error);
-  }, [error, view.side]);
+    // Development: the real error in vite's overlay, over this same generic page (decision 0970).
+    if (import.meta.env.DEV) {
+      void import('#app/monitoring/dev-overlay').then((overlay) =>
+        overlay.showDevOverlay(error, view.digest),
+      );
+    }
+  }, [error, view.side, view.digest]);
 
   const tryAgain = () => {
     reset?.();
@@ -55,13 +59,6 @@ export function ErrorFallbackView({ error, reset, development }: ErrorFallbackVi
           Go to the home page
         </Link>
       </p>
-      {view.detail ? (
-        <section aria-label="Development details" className="dev-details">
-          <h2>Development only: the error itself</h2>
-          <p>{view.detail.message}</p>
-          {view.detail.stack ? <pre>{view.detail.stack}</pre> : null}
-        </section>
-      ) : null}
     </main>
   );
 }

@@ -16,8 +16,6 @@ export interface FailureView {
   side: 'client' | 'server';
   message: string;
   digest?: string;
-  /** Only for client-side failures in development: the error's own text, for the developer. */
-  detail?: { message: string; stack?: string };
 }
 
 /**
@@ -25,20 +23,11 @@ export interface FailureView {
  * `serverRenderDigest`: the digest of a server render failure that the browser is rendering
  * again (see server-render-digest.ts); an error without a digest of its own is that failure.
  */
-export function describeFailure(
-  error: unknown,
-  development: boolean,
-  serverRenderDigest?: string,
-): FailureView {
+export function describeFailure(error: unknown, serverRenderDigest?: string): FailureView {
   const digest = safely(() => readDigest(error)) ?? serverRenderDigest;
   const view: FailureView = digest
     ? { side: 'server', message: SERVER_FAILURE_MESSAGE, digest }
     : { side: 'client', message: CLIENT_FAILURE_MESSAGE };
-  // A server failure's own text stayed on the server (its log has it), even in development.
-  if (development && view.side === 'client') {
-    const detail = safely(() => detailOf(error));
-    if (detail) view.detail = detail;
-  }
   return view;
 }
 
@@ -47,17 +36,6 @@ export function readDigest(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const digest = (error as { digest?: unknown }).digest;
   return typeof digest === 'string' && DIGEST.test(digest) ? digest : undefined;
-}
-
-function detailOf(error: unknown): FailureView['detail'] {
-  if (error instanceof Error) {
-    return { message: String(error.message), stack: error.stack ? String(error.stack) : undefined };
-  }
-  if (typeof error === 'object' && error !== null) {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === 'string') return { message };
-  }
-  return { message: String(error) };
 }
 
 function safely<T>(read: () => T): T | undefined {

@@ -10,6 +10,7 @@ import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import type { FakeSentry, ReceivedRequest } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { clientChunks } from '#tests/support/client-build';
 import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { readInbox, tagOf } from '#tests/support/inbox-database';
 import { parseEnvelope } from '#tests/support/received-envelopes';
@@ -118,6 +119,21 @@ describe('with example routes and a Sentry DSN', () => {
     expect(event.request?.url).toMatch(/^\/sentry-example-page\/ssr-error/);
     expect(event.exception.values[0]?.value).toContain(SSR_SECRET);
     expect(app.sentry.received[0]?.url).toMatch(/^\/api\/42\/envelope\//);
+  });
+
+  it('development’s overlay is not in the build: no route gives a failure by its digest, no chunk shows one', async () => {
+    const html = await (await fetch(`${app.server.url}/sentry-example-page/ssr-error`)).text();
+    const digest = digestInPage(html);
+    // Where `vinxi dev` answers the page's question (build/dev-overlay.ts).
+    const asked = await fetch(`${app.server.url}/_build/__dev-errors?digest=${digest}`);
+    const body = await asked.text();
+    expect(asked.status).toBe(404);
+    expect(body).not.toContain(SSR_SECRET);
+    // Nor any code of the overlay's browser half (app/monitoring/dev-overlay.ts).
+    const withOverlayCode = clientChunks().filter(({ code }) =>
+      ['vite-error-overlay', '__dev-errors', 'dev overlay'].some((marker) => code.includes(marker)),
+    );
+    expect(withOverlayCode.map(({ name }) => name)).toEqual([]);
   });
 
   it('the same failure twice has the same digest, and each is logged', async () => {

@@ -24,7 +24,14 @@ export async function startDevServer(env: Record<string, string> = {}): Promise<
   const port = await freePort();
   const child = spawn(process.execPath, [DEV], {
     cwd: ROOT,
-    env: testEnv({ NODE_ENV: 'development', PORT: String(port), ...env }),
+    // Plain output to match against: Playwright's runner sets FORCE_COLOR for its workers.
+    env: testEnv({
+      NODE_ENV: 'development',
+      PORT: String(port),
+      FORCE_COLOR: '0',
+      NO_COLOR: '1',
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const { output, waitForOutput, exited } = watchOutput(child);

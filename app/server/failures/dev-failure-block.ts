@@ -60,7 +60,7 @@ export function codeFrame(source: string, line: number, column: number): string[
   return frame;
 }
 
-function messageOf(error: unknown): string {
+export function messageOf(error: unknown): string {
   try {
     if (error instanceof Error) return `${error.name}: ${String(error.message)}`;
     return String(error);
@@ -84,6 +84,48 @@ export interface BlockOptions {
   readSource(file: string): string | undefined;
 }
 
+/**
+ * What development shows of a failure, in the terminal and in the browser's overlay: the
+ * message, where our code threw (with a code frame), our frames, and how many library frames
+ * were folded away.
+ */
+export interface DevFailureView {
+  message: string;
+  /** Our frame nearest the throw. */
+  top?: StackFrame;
+  /** The code frame around `top`, when its source could be read. */
+  frame: string[];
+  own: StackFrame[];
+  libraryFrames: number;
+}
+
+/** A view of frames already parsed (and, for the browser's, resolved through source maps). */
+export function devFailureView(
+  message: string,
+  frames: readonly StackFrame[],
+  readSource: BlockOptions['readSource'],
+): DevFailureView {
+  const own = frames.filter((frame) => frame.own);
+  const top = own[0];
+  const source = top ? safely(() => readSource(top.file)) : undefined;
+  return {
+    message: message.split('\n')[0] ?? '',
+    ...(top ? { top } : {}),
+    frame: top && source !== undefined ? codeFrame(source, top.line, top.column) : [],
+    own,
+    libraryFrames: frames.length - own.length,
+  };
+}
+
+/** The view of a thrown value on this server (its stack is Node's, already source-mapped). */
+export function serverFailureView(error: unknown, options: BlockOptions): DevFailureView {
+  return devFailureView(
+    messageOf(error),
+    framesOf(stackOf(error), options.root),
+    options.readSource,
+  );
+}
+
 /** The development block for a failure. Never throws, whatever was thrown. */
 export function failureBlock(
   error: unknown,
@@ -91,28 +133,30 @@ export function failureBlock(
   context: FailureContext,
   options: BlockOptions,
 ): string {
-  const frames = framesOf(stackOf(error), options.root);
-  const own = frames.filter((frame) => frame.own);
-  const library = frames.length - own.length;
+  const view = serverFailureView(error, options);
   const where = `${context.phase} of ${context.route}${context.url ? ` (${context.method} ${context.url})` : ''}`;
-  const block = [`✖ ${where} failed · digest ${digest}`, `  ${messageOf(error).split('\n')[0]}`];
-  const top = own[0];
-  if (top) {
-    const source = safely(() => options.readSource(top.file));
-    block.push('', `  ${top.file}:${top.line}:${top.column}`);
-    if (source !== undefined) {
-      block.push(...codeFrame(source, top.line, top.column).map((line) => `  ${line}`));
-    }
-    block.push('');
+  const block = [`✖ ${where} failed · digest ${digest}`, `  ${view.message}`];
+  if (view.top) {
+    block.push('', `  ${locationOf(view.top)}`, ...view.frame.map((line) => `  ${line}`), '');
   }
-  for (const frame of own.slice(0, OWN_FRAMES)) {
-    block.push(
-      `    at ${frame.fn ? `${frame.fn} ` : ''}(${frame.file}:${frame.line}:${frame.column})`,
-    );
-  }
-  if (own.length > OWN_FRAMES) block.push(`    … ${own.length - OWN_FRAMES} more of our frames`);
-  if (library > 0) block.push(`    + ${library} library frame${library === 1 ? '' : 's'}`);
+  block.push(...stackLines(view));
   return block.join('\n');
+}
+
+/** Our frames, at most OWN_FRAMES, then the count of those left out and of library frames. */
+export function stackLines(view: DevFailureView): string[] {
+  const lines = view.own
+    .slice(0, OWN_FRAMES)
+    .map((frame) => `    at ${frame.fn ? `${frame.fn} ` : ''}(${locationOf(frame)})`);
+  if (view.own.length > OWN_FRAMES)
+    lines.push(`    … ${view.own.length - OWN_FRAMES} more of our frames`);
+  if (view.libraryFrames > 0)
+    lines.push(`    + ${view.libraryFrames} library frame${view.libraryFrames === 1 ? '' : 's'}`);
+  return lines;
+}
+
+export function locationOf(frame: StackFrame): string {
+  return `${frame.file}:${frame.line}:${frame.column}`;
 }
 
 function safely<T>(read: () => T): T | undefined {

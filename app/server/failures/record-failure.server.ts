@@ -11,6 +11,7 @@ import { serverConfig } from '#app/server/env.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { failureBlock } from './dev-failure-block';
+import { rememberServerFailure } from './dev-overlay.server';
 import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
 import { isPublicServerError, PublicServerError } from './public-error.server';
@@ -69,6 +70,9 @@ export function recordFailure(
   const worker = thisWorker();
   errorLimited(`failure ${full.route}`, logEntry(original.error, publicError.digest, full, worker));
   reportServerFailure(original.error, publicError.digest, full);
+  // Development: the page, which has only the digest, shows the failure in vite's overlay.
+  // Before the response leaves: the page asks for it as soon as it runs.
+  if (!serverConfig().production) rememberServerFailure(publicError.digest, original.error, full);
 }
 
 /**

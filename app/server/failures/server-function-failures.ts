@@ -18,40 +18,53 @@ import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-li
 import { SERVER_FUNCTION_BASE } from '#app/server/server-function-calls/server-function-id';
 import { captureServerFailure } from './record-failure.server';
 
-export const serverFunctionFailures = createMiddleware().server(async ({ next, functionId }) => {
-  try {
-    return await next();
-  } catch (error) {
-    if (isRedirect(error) || isNotFound(error) || error instanceof Response) throw error;
-    const request = requestOf();
-    const overHttp = request.url?.startsWith(SERVER_FUNCTION_BASE) ?? false;
-    // In-process (a loader during SSR) the input came from our own code: a failure like any other.
-    const issues = overHttp ? invalidInputIssues(error) : undefined;
-    if (issues) {
-      const reason = describeInvalidInput(issues);
-      warnLimited('server-fn 400', refusalLogLine(400, reason, request.method, functionId));
-      throw new Response(reason, {
-        status: 400,
-        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-      });
+export const serverFunctionFailures = createMiddleware()
+  .client(async ({ next }) => {
+    try {
+      return await next();
+    } catch (error) {
+      // Development: a server function's failure opens vite's overlay even when the caller
+      // catches it, as a page's failure does (decision 0970). Production has no such code.
+      if (import.meta.env.DEV) {
+        void import('#app/monitoring/dev-overlay').then((overlay) => overlay.showDevOverlay(error));
+      }
+      throw error;
     }
-    const publicError = captureServerFailure(error, {
-      phase: 'server-function',
-      route: functionId,
-      ...request,
-    });
-    // Called over HTTP: answer here, as Start's handler would (500, the serialised error), so
-    // that its handler does not print the failure a second time ("Server Fn Error!"). Called
-    // in-process by a loader during SSR: throw, and the route's failure handling takes over.
-    if (overHttp) {
-      throw new Response(startSerializer.stringify(publicError), {
-        status: 500,
-        headers: { 'Content-Type': 'application/json' },
+  })
+  .server(async ({ next, functionId }) => {
+    try {
+      return await next();
+    } catch (error) {
+      if (isRedirect(error) || isNotFound(error) || error instanceof Response) throw error;
+      const request = requestOf();
+      const overHttp = request.url?.startsWith(SERVER_FUNCTION_BASE) ?? false;
+      // In-process (a loader during SSR) the input came from our own code: a failure like any other.
+      const issues = overHttp ? invalidInputIssues(error) : undefined;
+      if (issues) {
+        const reason = describeInvalidInput(issues);
+        warnLimited('server-fn 400', refusalLogLine(400, reason, request.method, functionId));
+        throw new Response(reason, {
+          status: 400,
+          headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+        });
+      }
+      const publicError = captureServerFailure(error, {
+        phase: 'server-function',
+        route: functionId,
+        ...request,
       });
+      // Called over HTTP: answer here, as Start's handler would (500, the serialised error), so
+      // that its handler does not print the failure a second time ("Server Fn Error!"). Called
+      // in-process by a loader during SSR: throw, and the route's failure handling takes over.
+      if (overHttp) {
+        throw new Response(startSerializer.stringify(publicError), {
+          status: 500,
+          headers: { 'Content-Type': 'application/json' },
+        });
+      }
+      throw publicError;
     }
-    throw publicError;
-  }
-});
+  });
 
 /** The HTTP request behind this call (the page's request when a loader calls it during SSR). */
 function requestOf(): { method: string; url?: string } {

@@ -6,6 +6,7 @@
  * logged once per event (rate-limited), never stored in the inbox: a failure stored there
  * would be one more event each time the page is viewed.
  */
+import { devBuildMaps } from '#app/server/failures/dev-overlay.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { type ExceptionDetail, exceptionsOf, storedEventOf } from './inbox-event';
@@ -15,7 +16,7 @@ import { LruCache } from './source-maps/lru-cache';
 import { resolveEventFrames, resolveTopFrame } from './source-maps/resolve-event';
 import { type ExceptionView, stackAsItCame, stackViewOf } from './stack-view';
 
-export const NO_BUILD_REASON = 'no built source maps (development server)';
+export const NO_BUILD_REASON = 'no source maps (no build, and no dev server)';
 export const FAILED_REASON = 'source maps could not be applied';
 /** Events whose top frame the process remembers, and whose failures it has logged. */
 const REMEMBERED_EVENTS = 1000;
@@ -137,9 +138,9 @@ function reportOnce(eventId: string, topic: string, message: string): void {
   warnLimited('inbox stack', `[inbox] ${message}`);
 }
 
-/** The maps a test gave (`maps: undefined` for none), else the build's. */
+/** The maps a test gave (`maps: undefined` for none), else the build's, else the dev server's. */
 function mapsOf(dependencies: StackDependencies): BuildMaps | undefined {
-  return 'maps' in dependencies ? dependencies.maps : buildMaps();
+  return 'maps' in dependencies ? dependencies.maps : (buildMaps() ?? devBuildMaps());
 }
 
 function failure(eventId: string, what: string, error: unknown): string {

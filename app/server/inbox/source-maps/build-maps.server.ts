@@ -3,7 +3,8 @@
  * of this module share it, see process-shared.server.ts): browser maps in
  * `.output/sourcemaps/client`, server maps beside the chunks in `.output/server`. Nothing is
  * read until a page needs a frame; the store's cache is bounded (directory-map-store.server.ts).
- * Undefined under `vinxi dev`, which builds no maps.
+ * Undefined under `vinxi dev`, which builds no maps: the dev server's own serve there
+ * (`devBuildMaps` in app/server/failures/dev-overlay.server.ts).
  */
 import { processShared } from '#app/server/process-shared.server';
 import { type BuildOutput, buildOutputOf } from './build-output';
@@ -13,7 +14,8 @@ import { firstOfStores, type SourceMapStore } from './map-store';
 export interface BuildMaps {
   store: SourceMapStore;
   projectRoot: string;
-  serverOutputDir: string;
+  /** The built server's folder; none under `vinxi dev`, whose server frames are all original. */
+  serverOutputDir?: string;
 }
 
 export function buildMaps(): BuildMaps | undefined {

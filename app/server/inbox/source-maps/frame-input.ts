@@ -30,6 +30,12 @@ export type FramePositionResult =
 
 /** Generated chunks are JavaScript; anything else (an HTML page's inline script, CSS) has no map. */
 const CHUNK_SUFFIX = /\.(?:m|c)?js$/;
+/**
+ * `vinxi dev` serves our modules, transformed, at their source's name
+ * ("http://127.0.0.1:3000/_build/app/routes/index.tsx?tsr-split=component"): over HTTP only, a
+ * local TypeScript path is a server frame run from source, already original.
+ */
+const DEV_MODULE = /^https?:\/\/[^/]*\/[^?#]*\.(?:tsx?|jsx)(?:[?#]|$)/i;
 /** Schemes our chunks are served or run from; extensions, `node:` and `<anonymous>` are not ours. */
 const OUR_SCHEME = /^(?:https?:\/\/[^/]*|file:\/\/)?(\/[^?#]*)/i;
 const MAX_FILENAME = 2048;
@@ -40,7 +46,8 @@ export function framePosition(frame: unknown): FramePositionResult {
   if (typeof filename !== 'string' || filename === '') return fail('no file name');
   if (filename.length > MAX_FILENAME) return fail('not a frame of ours');
   const path = OUR_SCHEME.exec(filename)?.[1];
-  if (!path || !CHUNK_SUFFIX.test(path)) return fail('not a frame of ours');
+  if (!path || !(CHUNK_SUFFIX.test(path) || DEV_MODULE.test(filename)))
+    return fail('not a frame of ours');
   // Sentry's lineno and colno are the engine's, both 1-based; a missing column is the line's
   // start. Symbolicator looks up (lineno - 1, colno - 1) in its 0-based terms:
   // https://github.com/getsentry/symbolicator/blob/master/crates/symbolicator-js/src/symbolication.rs

@@ -13,8 +13,12 @@ export type MapLookup =
 export interface SourceMapStore {
   /** The map built with this debug id (a lowercase uuid). */
   byDebugId(debugId: string): Promise<MapLookup>;
-  /** The map for a chunk by its URL path ("/_build/assets/index-abc.js"); only names are compared. */
-  byChunkPath(path: string): Promise<MapLookup>;
+  /**
+   * The map for a chunk by its URL path ("/_build/assets/index-abc.js"); the build's stores
+   * compare names only. `url` is the frame's whole URL: the dev server's modules are told apart
+   * by their query too ("index.tsx?tsr-split=component").
+   */
+  byChunkPath(path: string, url?: string): Promise<MapLookup>;
 }
 
 export const NO_MAP = 'no map for this file';
@@ -32,6 +36,6 @@ export function firstOfStores(stores: readonly SourceMapStore[]): SourceMapStore
   };
   return {
     byDebugId: (debugId) => first((store) => store.byDebugId(debugId)),
-    byChunkPath: (path) => first((store) => store.byChunkPath(path)),
+    byChunkPath: (path, url) => first((store) => store.byChunkPath(path, url)),
   };
 }

@@ -123,14 +123,14 @@ async function mapFor(
   // Checked again: images normally come from debugImagesOf, but a bad id must only fall back.
   const named = debugIdFor(filename, Array.isArray(images) ? images : []);
   const debugId = isDebugId(named) ? named.toLowerCase() : undefined;
-  const key = debugId ? `id:${debugId}` : `path:${path}`;
+  const key = debugId ? `id:${debugId}` : `url:${filename}`;
   let lookup = maps.get(key);
   if (!lookup) {
     lookup = safely(async () => {
-      if (!debugId) return store.byChunkPath(path);
+      if (!debugId) return store.byChunkPath(path, filename);
       const byId = await store.byDebugId(debugId);
       if (byId.found || byId.reason !== NO_MAP) return byId;
-      const byName = await store.byChunkPath(path);
+      const byName = await store.byChunkPath(path, filename);
       return byName.found ? { found: false, reason: 'map for another build' } : byId;
     });
     maps.set(key, lookup);

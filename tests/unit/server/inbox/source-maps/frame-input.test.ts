@@ -26,6 +26,17 @@ describe('framePosition', () => {
     );
   });
 
+  it('takes a module the dev server serves at its TypeScript name, keeping the query apart', () => {
+    const module = 'http://127.0.0.1:3000/_build/app/routes/index.tsx?tsr-split=component';
+    const result = framePosition({ filename: module, lineno: 60, colno: 15 });
+    expect(result.ok && result.position).toEqual({
+      filename: module,
+      path: '/_build/app/routes/index.tsx',
+      line: 60,
+      column: 14,
+    });
+  });
+
   it('keeps the URL path without query or fragment', () => {
     const result = framePosition({ filename: `${URL}?v=3#x`, lineno: 1 });
     expect(result.ok && result.position.path).toBe('/_build/assets/index-abc.js');

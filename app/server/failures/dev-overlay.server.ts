@@ -1,0 +1,230 @@
+/**
+ * Development's error overlay, the server's half (decision 0970). The browser shows vite's own
+ * overlay element (`vite-error-overlay`) with what this module gives it:
+ *
+ * - a server failure (SSR render, loader, beforeLoad, server function) is remembered here by
+ *   its digest when it is recorded; the page, which only has the digest, asks for it;
+ * - a browser failure's stack is sent here, resolved through the dev server's own source maps
+ *   (the transformed modules' maps, as vite serves them), printed as one terminal line, and
+ *   given back.
+ *
+ * Only `vinxi dev` loads this module (build/dev-overlay.ts mounts it on the client router's vite
+ * server); the production build has no route to it and no client code for it.
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { TraceMap } from '@jridgewell/trace-mapping';
+import type { ViteDevServer } from 'vite';
+import type { StackFrame as EventFrame } from '#app/server/inbox/inbox-event';
+import type { BuildMaps } from '#app/server/inbox/source-maps/build-maps.server';
+import {
+  type MapLookup,
+  NO_MAP,
+  type SourceMapStore,
+} from '#app/server/inbox/source-maps/map-store';
+import { resolveEventFrames } from '#app/server/inbox/source-maps/resolve-event';
+import { processShared } from '#app/server/process-shared.server';
+import { devViteServer } from '../../../build/dev-overlay';
+import {
+  type BlockOptions,
+  type DevFailureView,
+  devFailureView,
+  locationOf,
+  type StackFrame,
+  serverFailureView,
+  stackLines,
+} from './dev-failure-block';
+import type { FailureContext } from './log-line';
+
+/** The overlay's input: vite's `ErrorPayload['err']`. */
+export interface OverlayError {
+  message: string;
+  stack: string;
+  frame?: string;
+  loc?: { file: string; line: number; column: number };
+}
+
+/** Server failures the pages may still ask for; a dev session makes few. */
+const REMEMBERED_FAILURES = 100;
+/** A browser report's body: a message and a stack, never more. */
+const MAX_BROWSER_REPORT = 64 * 1024;
+/** Browser stacks are V8's (`at fn (url:line:col)`) or Gecko's and WebKit's (`fn@url:line:col`). */
+const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
+const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
+
+const serverFailures = processShared('dev-overlay-failures', () => new Map<string, OverlayError>());
+
+function projectFiles(): BlockOptions {
+  const root = process.cwd();
+  return { root, readSource: (file) => readFileSync(join(root, file), 'utf8') };
+}
+
+/** Called where a server failure is recorded, in development only. */
+export function rememberServerFailure(
+  digest: string,
+  error: unknown,
+  context: FailureContext,
+): void {
+  const where = `${context.phase} of ${context.route}`;
+  const view = serverFailureView(error, projectFiles());
+  serverFailures.delete(digest);
+  serverFailures.set(digest, overlayErrorOf(view, `Server: ${where} failed · digest ${digest}`));
+  if (serverFailures.size > REMEMBERED_FAILURES) {
+    const oldest = serverFailures.keys().next().value;
+    if (oldest !== undefined) serverFailures.delete(oldest);
+  }
+}
+
+export function overlayErrorOf(view: DevFailureView, heading: string): OverlayError {
+  return {
+    message: view.message,
+    stack: [heading, ...stackLines(view)].join('\n'),
+    ...(view.frame.length > 0 ? { frame: view.frame.join('\n') } : {}),
+    ...(view.top
+      ? { loc: { file: view.top.file, line: view.top.line, column: view.top.column } }
+      : {}),
+  };
+}
+
+export interface BrowserFailure {
+  message: string;
+  stack: string;
+  page: string;
+}
+
+/** A browser failure's view, its frames resolved through the dev server's maps. */
+export async function browserFailureView(
+  failure: BrowserFailure,
+  store: SourceMapStore,
+  files: BlockOptions = projectFiles(),
+): Promise<DevFailureView> {
+  const frames = browserFramesOf(failure.stack);
+  const resolved = await resolveEventFrames(
+    { exceptions: [{ type: '', value: '', frames }], debugImages: [] },
+    store,
+    { projectRoot: files.root },
+  );
+  const stack: StackFrame[] = (resolved.exceptions[0]?.resolutions ?? []).map((resolution) =>
+    resolution.resolved
+      ? {
+          ...(resolution.functionName ? { fn: resolution.functionName } : {}),
+          file: resolution.path,
+          line: resolution.line,
+          column: resolution.column,
+          own: !resolution.library,
+        }
+      : // A frame no map explains (the browser's own, an extension's) is not ours: folded.
+        { file: '', line: 0, column: 0, own: false },
+  );
+  return devFailureView(failure.message, stack, files.readSource);
+}
+
+/** The frames of a browser's stack, most recent first, as the inbox's events hold them. */
+export function browserFramesOf(stack: string): EventFrame[] {
+  const frames: EventFrame[] = [];
+  for (const text of stack.split('\n')) {
+    const match = V8_FRAME.exec(text) ?? GECKO_FRAME.exec(text);
+    if (!match) continue;
+    const [, fn, filename = '', line = '0', column = '0'] = match;
+    frames.push({
+      filename,
+      ...(fn && fn !== '<anonymous>' ? { function: fn } : {}),
+      inApp: false,
+      lineno: Number(line),
+      colno: Number(column),
+    });
+  }
+  return frames;
+}
+
+/** The one terminal line a browser failure prints in development. */
+export function browserFailureLine(view: DevFailureView, page: string): string {
+  const where = view.top ? locationOf(view.top) : 'no frame of ours';
+  return `✖ browser: ${view.message} · ${where} · ${page}`;
+}
+
+/**
+ * Source maps of the modules the dev server serves: `/_build/app/routes/x.tsx?tsr-split=component`
+ * is asked of vite as it served it (the query picks the module), and the map's sources, which
+ * vite writes relative to the module's file, are made absolute.
+ */
+export function devServerMaps(server: ViteDevServer): SourceMapStore {
+  const base = server.config.base;
+  return {
+    byDebugId: async () => ({ found: false, reason: NO_MAP }),
+    async byChunkPath(path, url = path): Promise<MapLookup> {
+      const parsed = new URL(url, 'http://dev.invalid');
+      if (!parsed.pathname.startsWith(base)) return { found: false, reason: NO_MAP };
+      const id = `/${parsed.pathname.slice(base.length)}${parsed.search}`;
+      const result = await server.transformRequest(id);
+      const module = await server.moduleGraph.getModuleByUrl(id);
+      const map = result?.map;
+      if (!map || !('sources' in map) || !module?.file) return { found: false, reason: NO_MAP };
+      const dir = dirname(module.file);
+      const sources = map.sources.map((source) =>
+        source ? resolve(dir, source.replace(/[?#].*$/, '')) : source,
+      );
+      return { found: true, map: new TraceMap(JSON.stringify({ ...map, sources })) };
+    },
+  };
+}
+
+/** The client router's vite server's maps, under `vinxi dev` (build/dev-overlay.ts gives it). */
+export function devMapStore(): SourceMapStore | undefined {
+  const server = devViteServer().current;
+  return server ? devServerMaps(server) : undefined;
+}
+
+/** What /errors resolves browser frames with under `vinxi dev`, where no build wrote maps. */
+export function devBuildMaps(): BuildMaps | undefined {
+  const store = devMapStore();
+  return store ? { store, projectRoot: process.cwd() } : undefined;
+}
+
+/**
+ * `GET …/__dev-errors?digest=…`: a server failure's overlay. `POST …/__dev-errors` with
+ * `{message, stack, page}`: a browser failure's, printed on the way.
+ */
+export async function answerDevErrors(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://dev.invalid');
+  if (req.method === 'GET') {
+    const found = serverFailures.get(url.searchParams.get('digest') ?? '');
+    return found ? json(res, 200, found) : json(res, 404, { error: 'no such failure' });
+  }
+  if (req.method !== 'POST') return json(res, 405, { error: 'GET or POST' });
+  const failure = parseBrowserFailure(await bodyOf(req));
+  const store = devMapStore();
+  if (!failure || !store) return json(res, 400, { error: 'expected {message, stack, page}' });
+  const view = await browserFailureView(failure, store);
+  console.error(browserFailureLine(view, failure.page));
+  return json(res, 200, overlayErrorOf(view, `Browser: ${failure.page}`));
+}
+
+function parseBrowserFailure(body: string | undefined): BrowserFailure | undefined {
+  try {
+    const value = JSON.parse(body ?? '') as Record<string, unknown>;
+    const { message, stack, page } = value;
+    if (typeof message !== 'string' || typeof stack !== 'string' || typeof page !== 'string')
+      return undefined;
+    return { message, stack, page };
+  } catch {
+    return undefined;
+  }
+}
+
+async function bodyOf(req: IncomingMessage): Promise<string | undefined> {
+  let body = '';
+  for await (const chunk of req) {
+    body += String(chunk);
+    if (body.length > MAX_BROWSER_REPORT) return undefined;
+  }
+  return body;
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('cache-control', 'no-store');
+  res.end(JSON.stringify(value));
+}

@@ -1,0 +1,153 @@
+import { TraceMap } from '@jridgewell/trace-mapping';
+import { describe, expect, it } from 'vitest';
+import {
+  browserFailureLine,
+  browserFailureView,
+  browserFramesOf,
+  overlayErrorOf,
+} from '#app/server/failures/dev-overlay.server';
+import { NO_MAP, type SourceMapStore } from '#app/server/inbox/source-maps/map-store';
+
+const ROOT = '/home/dev/project';
+const ORIGIN = 'http://127.0.0.1:3000';
+const COMPONENT = `${ORIGIN}/_build/app/routes/page.tsx?tsr-split=component`;
+const REACT_DOM = `${ORIGIN}/_build/node_modules/.vinxi/client/deps/react-dom_client.js?v=1a2b`;
+const SOURCE = [
+  'line 1',
+  'line 2',
+  'function Page() {',
+  '  const go = () => {',
+  "    throw new Error('boom');",
+  '  };',
+  '}',
+].join('\n');
+
+/** One generated position → one original position, as vite's transform maps hold them. */
+function mapOf(
+  source: string,
+  generated: [number, number],
+  original: [number, number],
+  name?: string,
+) {
+  const segment = name
+    ? [generated[1], 0, original[0] - 1, original[1], 0]
+    : [generated[1], 0, original[0] - 1, original[1]];
+  const mappings: number[][][] = Array.from({ length: generated[0] }, () => []);
+  mappings[generated[0] - 1] = [segment];
+  return new TraceMap({
+    version: 3,
+    sources: [source],
+    names: name ? [name] : [],
+    mappings,
+  } as never);
+}
+
+/** The dev server's maps: the component module (its query picks it) and a library. */
+const store: SourceMapStore = {
+  byDebugId: async () => ({ found: false, reason: NO_MAP }),
+  async byChunkPath(_path, url) {
+    if (url === COMPONENT)
+      return { found: true, map: mapOf(`${ROOT}/app/routes/page.tsx`, [60, 14], [5, 10], 'go') };
+    if (url === REACT_DOM)
+      return {
+        found: true,
+        map: mapOf(
+          `${ROOT}/node_modules/react-dom/cjs/react-dom.development.js`,
+          [900, 0],
+          [4000, 2],
+        ),
+      };
+    return { found: false, reason: NO_MAP };
+  },
+};
+
+const files = {
+  root: ROOT,
+  readSource: (file: string) => (file === 'app/routes/page.tsx' ? SOURCE : undefined),
+};
+
+const CHROME_STACK = [
+  'Error: boom',
+  `    at go (${COMPONENT}:60:15)`,
+  `    at callCallback (${REACT_DOM}:900:1)`,
+  `    at ${REACT_DOM}:900:1`,
+  '    at chrome-extension://abcdef/content.js:1:1',
+].join('\n');
+
+describe('browserFramesOf', () => {
+  it.each([
+    ['V8 (Chromium)', CHROME_STACK],
+    [
+      'Gecko and WebKit',
+      `go@${COMPONENT}:60:15\ncallCallback@${REACT_DOM}:900:1\n@${REACT_DOM}:900:1\n@chrome-extension://abcdef/content.js:1:1`,
+    ],
+  ])('reads a %s stack, most recent call first', (_engine, stack) => {
+    const frames = browserFramesOf(stack);
+    expect(frames.map((frame) => [frame.filename, frame.lineno, frame.colno])).toEqual([
+      [COMPONENT, 60, 15],
+      [REACT_DOM, 900, 1],
+      [REACT_DOM, 900, 1],
+      ['chrome-extension://abcdef/content.js', 1, 1],
+    ]);
+    expect(frames[0]?.function).toBe('go');
+  });
+
+  it('skips lines that are not frames', () => {
+    expect(browserFramesOf('Error: boom\n    not a frame\n\n')).toEqual([]);
+  });
+});
+
+describe('browserFailureView', () => {
+  it('names our line through the dev server maps, with a code frame; library and unknown frames are counted', async () => {
+    const view = await browserFailureView(
+      { message: 'Error: boom', stack: CHROME_STACK, page: `${ORIGIN}/page` },
+      store,
+      files,
+    );
+    expect(view.top).toMatchObject({ file: 'app/routes/page.tsx', line: 5, column: 11, fn: 'go' });
+    expect(view.own).toHaveLength(1);
+    expect(view.libraryFrames).toBe(3);
+    expect(view.frame.join('\n')).toContain("> 5 |     throw new Error('boom');");
+    expect(browserFailureLine(view, `${ORIGIN}/page`)).toBe(
+      `✖ browser: Error: boom · app/routes/page.tsx:5:11 · ${ORIGIN}/page`,
+    );
+  });
+
+  it('with no frame of ours, says so on its one line and gives the overlay no location', async () => {
+    const view = await browserFailureView(
+      {
+        message: 'Error: from an extension',
+        stack: '    at chrome-extension://abcdef/content.js:1:1',
+        page: `${ORIGIN}/`,
+      },
+      store,
+      files,
+    );
+    expect(browserFailureLine(view, `${ORIGIN}/`)).toBe(
+      `✖ browser: Error: from an extension · no frame of ours · ${ORIGIN}/`,
+    );
+    const overlay = overlayErrorOf(view, 'Browser');
+    expect(overlay.loc).toBeUndefined();
+    expect(overlay.frame).toBeUndefined();
+    expect(overlay.stack).toBe('Browser\n    + 1 library frame');
+  });
+});
+
+describe('overlayErrorOf', () => {
+  it('gives vite’s overlay the message, the location, the code frame and our frames', async () => {
+    const view = await browserFailureView(
+      { message: 'Error: boom\nsecond line', stack: CHROME_STACK, page: `${ORIGIN}/page` },
+      store,
+      files,
+    );
+    const overlay = overlayErrorOf(view, `Browser: ${ORIGIN}/page`);
+    expect(overlay.message).toBe('Error: boom');
+    expect(overlay.loc).toEqual({ file: 'app/routes/page.tsx', line: 5, column: 11 });
+    expect(overlay.frame).toMatch(/^ {2}3 \| function Page\(\) \{/);
+    expect(overlay.stack.split('\n')).toEqual([
+      `Browser: ${ORIGIN}/page`,
+      '    at go (app/routes/page.tsx:5:11)',
+      '    + 3 library frames',
+    ]);
+  });
+});
