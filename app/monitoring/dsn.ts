@@ -2,6 +2,9 @@
  * Sentry DSNs, shared by the browser (tunnel URL) and the server (tunnel allow-list).
  * A DSN looks like `https://<public key>@o<org>.ingest.<region>.sentry.io[:port][/path]/<project>`.
  * Framework-free on purpose: plain functions over strings.
+ * Not @sentry/core's makeDsn on the server: it prints a string it cannot parse to the console (the
+ * tunnel parses DSNs from request input), takes `…/2?x=1` and `…/2abc` for project 2, and gives
+ * no reason for the start-up message; the browser's first bundle has no @sentry/core to share.
  */
 
 export interface Dsn {

@@ -4,13 +4,13 @@
  * Response (see clearInbox in ./inbox.functions.ts for why thrown).
  */
 import { createServerFn } from '@tanstack/react-start';
-import { getWebRequest } from '@tanstack/react-start/server';
+import { deleteCookie, getWebRequest, setCookie } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { serverConfig } from './env.server';
 import {
-  endedSessionCookie,
+  INBOX_SESSION_COOKIE,
   type InboxAccessDecision,
-  sessionCookie,
+  sessionCookieOptions,
   tokenMatches,
 } from './inbox/inbox-access';
 import {
@@ -80,12 +80,12 @@ export const signInToInbox = createServerFn({ method: 'POST' })
     const sessions = inboxSessions();
     // No inbox (Sentry mode) or no usable store: /errors has nothing to show either.
     if (!sessions) throw seeOther('/errors');
-    const cookie = sessionCookie(
-      sessions.create(),
-      SESSION_MAX_AGE_MS,
-      publicUrl?.protocol === 'https:',
-    );
-    throw seeOther('/errors', { 'Set-Cookie': cookie });
+    setCookie(INBOX_SESSION_COOKIE, sessions.create(), {
+      ...sessionCookieOptions(publicUrl?.protocol === 'https:'),
+      // The browser keeps it as long as the server would.
+      maxAge: SESSION_MAX_AGE_MS / 1000,
+    });
+    throw seeOther('/errors');
   });
 
 /** Ends this browser's session, on the server and in its cookie. */
@@ -96,12 +96,14 @@ export const signOutOfInbox = createServerFn({ method: 'POST' }).handler(
     const session = currentSessionId();
     if (session !== undefined) inboxSessions()?.end(session);
     const secure = serverConfig().publicUrl?.protocol === 'https:';
-    throw seeOther('/errors/sign-in', { 'Set-Cookie': endedSessionCookie(secure) });
+    deleteCookie(INBOX_SESSION_COOKIE, sessionCookieOptions(secure));
+    throw seeOther('/errors/sign-in');
   },
 );
 
-function seeOther(location: string, headers: Record<string, string> = {}): Response {
-  return new Response(null, { status: 303, headers: { Location: location, ...headers } });
+/** A Set-Cookie written with h3's setCookie goes out with it (h3's sendWebResponse appends). */
+function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location } });
 }
 
 function minutes(seconds: number): string {

@@ -11,9 +11,14 @@ import { errorEnvelope } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
+import { cookieAttributes, generatedTokenIn, postSignIn } from '#tests/support/inbox-sign-in';
 import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
 import { seedInbox } from '#tests/support/seed-inbox';
-import { LIST_INBOX_ISSUES_FN, SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
+import {
+  LIST_INBOX_ISSUES_FN,
+  SIGN_IN_TO_INBOX_FN,
+  SIGN_OUT_OF_INBOX_FN,
+} from '#tests/support/server-function-paths';
 
 const SECRET = 'secret-message-only-the-inbox-may-show';
 const EVENT_ID = 'abcdef0123456789abcdef0123456789';
@@ -158,7 +163,10 @@ describe('production with MONITORING_INBOX_TOKEN', () => {
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/errors');
     const cookie = response.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/^inbox_session=[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Strict;/);
+    expect(cookie).toMatch(/^inbox_session=[0-9a-f]{64};/);
+    expect(cookieAttributes(cookie)).toEqual(
+      expect.arrayContaining(['HttpOnly', 'Path=/', 'SameSite=Strict']),
+    );
     expect(cookie).not.toContain(TOKEN);
     const session = cookie.split(';')[0] as string;
 
@@ -232,6 +240,29 @@ describe('state-changing requests with PUBLIC_URL set', () => {
     const response = await get(server, '/errors?confirm=clear');
     expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(response.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('keeps the session cookie to https, signing in and out', async () => {
+    const signedIn = await postSignIn(server.url, generatedTokenIn(server.output()), {
+      origin: server.url,
+    });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^inbox_session=[0-9a-f]{64};/);
+    expect(cookieAttributes(cookie)).toContain('Secure');
+    const signedOut = await rawRequest(`${server.url}${SIGN_OUT_OF_INBOX_FN}?createServerFn`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: cookie.split(';')[0] as string,
+        origin: server.url,
+      },
+      body: '',
+    });
+    expect(signedOut.status).toBe(303);
+    const ended = String(signedOut.headers['set-cookie']);
+    expect(ended).toMatch(/^inbox_session=;/);
+    expect(cookieAttributes(ended)).toEqual(expect.arrayContaining(['Max-Age=0', 'Secure']));
   });
 
   it('lets the operator on this machine clear it', async () => {

@@ -68,9 +68,11 @@ describe('sourcemaps:upload against a fake Sentry', () => {
       SENTRY_ORG: 'acme',
       SENTRY_PROJECT: 'web',
       SENTRY_URL: api.url,
-      SENTRY_RELEASE: 'release-7a1c',
-      // Would win over SENTRY_URL in the CLI: the script must drop it.
+      // Blanks around a value are not part of it.
+      SENTRY_RELEASE: ' release-7a1c ',
+      // Would win over SENTRY_URL in the CLI, or name another project: the script drops them.
       SENTRY_HOST: 'http://127.0.0.1:9/',
+      SENTRY_DSN: 'http://key@127.0.0.1:9/2',
     });
   }, 60_000);
 
@@ -129,15 +131,37 @@ describe('sourcemaps:upload against a fake Sentry', () => {
 });
 
 describe('sourcemaps:upload refuses to start', () => {
-  it('names each missing variable on a line of its own and sends nothing', async () => {
+  const READY = { SENTRY_AUTH_TOKEN: TOKEN, SENTRY_ORG: 'acme', SENTRY_PROJECT: 'web' };
+  const MISSING = {
+    token:
+      '[sourcemaps] SENTRY_AUTH_TOKEN is not set: an organization auth token (Settings > Auth Tokens in Sentry)',
+    org: "[sourcemaps] SENTRY_ORG is not set: the organization's slug",
+    project: "[sourcemaps] SENTRY_PROJECT is not set: the project's slug",
+    url: '[sourcemaps] SENTRY_URL is not an http(s) URL: your self-hosted Sentry, e.g. https://sentry.example.com/',
+  };
+
+  it.each<[string, Record<string, string>, string[]]>([
+    ['nothing set', {}, [MISSING.token, MISSING.org, MISSING.project]],
+    ['no token and no org', { SENTRY_PROJECT: 'web' }, [MISSING.token, MISSING.org]],
+    ['a blank token', { ...READY, SENTRY_AUTH_TOKEN: '  ' }, [MISSING.token]],
+    ['a URL without a scheme', { ...READY, SENTRY_URL: 'sentry.example.com' }, [MISSING.url]],
+    [
+      'no org and a file URL',
+      { ...READY, SENTRY_ORG: '', SENTRY_URL: 'file:///etc/passwd' },
+      [MISSING.org, MISSING.url],
+    ],
+    [
+      'no project and a blank URL (unset)',
+      { ...READY, SENTRY_PROJECT: '', SENTRY_URL: ' ' },
+      [MISSING.project],
+    ],
+  ])('%s: names each problem on a line of its own and sends nothing', async (_case, env, lines) => {
     api.requests.length = 0;
-    const run = await upload({ SENTRY_URL: api.url, SENTRY_PROJECT: 'web' });
+    // The fake as SENTRY_URL unless the case names one: a run that went on would be seen.
+    const run = await upload({ SENTRY_URL: api.url, ...env });
     expect(run.status).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr.trim().split('\n')).toEqual([
-      '[sourcemaps] SENTRY_AUTH_TOKEN is not set: an organization auth token (Settings > Auth Tokens in Sentry)',
-      "[sourcemaps] SENTRY_ORG is not set: the organization's slug",
-    ]);
+    expect(run.stderr.trim().split('\n')).toEqual(lines);
     expect(api.requests).toEqual([]);
   });
 

@@ -31,3 +31,12 @@ export function sessionCookieOf(response: Response): string {
   if (!cookie.startsWith('inbox_session=')) throw new Error(`No session cookie: ${cookie}`);
   return cookie.split(';')[0] as string;
 }
+
+/** A Set-Cookie's attributes, sorted: a test says which it has without pinning their order. */
+export function cookieAttributes(setCookie: string): string[] {
+  return setCookie
+    .split(';')
+    .slice(1)
+    .map((attribute) => attribute.trim())
+    .sort();
+}

@@ -6,13 +6,13 @@
  * logged once per event (rate-limited), never stored in the inbox: a failure stored there
  * would be one more event each time the page is viewed.
  */
+import { LRUCache } from 'lru-cache';
 import { devBuildMaps } from '#app/server/failures/dev-overlay.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { type ExceptionDetail, exceptionsOf, storedEventOf } from './inbox-event';
 import { type BuildMaps, buildMaps } from './source-maps/build-maps.server';
 import { debugImagesOf } from './source-maps/debug-images';
-import { LruCache } from './source-maps/lru-cache';
 import { resolveEventFrames, resolveTopFrame } from './source-maps/resolve-event';
 import { type ExceptionView, stackAsItCame, stackViewOf } from './stack-view';
 
@@ -26,7 +26,7 @@ export interface StackDependencies {
   maps?: BuildMaps | undefined;
   resolve?: typeof resolveEventFrames;
   resolveTop?: typeof resolveTopFrame;
-  cache?: LruCache<string, string | null>;
+  cache?: LRUCache<string, string>;
   /** Where a failure goes; once per event and topic by default (`reportOnce`). */
   report?: (eventId: string, topic: string, message: string) => void;
 }
@@ -54,13 +54,13 @@ export async function stackForDetail(
 }
 
 /**
- * Event id → "app/routes/…/index.tsx:24 in onClick" (or null: none of ours near the throw).
+ * Event id → "app/routes/…/index.tsx:24 in onClick" ('': none of ours near the throw).
  * A stored event never changes and the maps only with a rebuild (a restart), so a line is
  * worked out once per event per process.
  */
 const topFrames = processShared(
   'inbox-top-frames',
-  () => new LruCache<string, string | null>(REMEMBERED_EVENTS, Number.POSITIVE_INFINITY),
+  () => new LRUCache<string, string>({ max: REMEMBERED_EVENTS }),
 );
 
 /** A stored event the list names a line for: its id, and its payload when asked. */
@@ -96,7 +96,7 @@ export async function topFramesFor(
     if (label === undefined) {
       await nextTurn();
       label = await topFrameOf(ref, maps, resolveTop, report);
-      cache.set(ref.eventId, label, 1);
+      cache.set(ref.eventId, label);
     }
     if (label) labels.set(ref.eventId, label);
   }
@@ -108,33 +108,33 @@ async function topFrameOf(
   maps: BuildMaps,
   resolveTop: typeof resolveTopFrame,
   report: NonNullable<StackDependencies['report']>,
-): Promise<string | null> {
+): Promise<string> {
   try {
     const payload = ref.payload();
     const event = payload === undefined ? undefined : storedEventOf(payload);
-    if (!event) return null;
+    if (!event) return '';
     const top = await resolveTop(
       { exceptions: exceptionsOf(event), debugImages: debugImagesOf(event) },
       maps.store,
       { projectRoot: maps.projectRoot, serverOutputDir: maps.serverOutputDir },
     );
-    return top?.label ?? null;
+    return top?.label ?? '';
   } catch (error) {
     report(ref.eventId, 'top frame', failure(ref.eventId, 'its top frame', error));
-    return null;
+    return '';
   }
 }
 
 const reported = processShared(
   'inbox-stack-failures',
-  () => new LruCache<string, true>(REMEMBERED_EVENTS, Number.POSITIVE_INFINITY),
+  () => new LRUCache<string, true>({ max: REMEMBERED_EVENTS }),
 );
 
 /** Logs a failure once per event and topic (while the process remembers the event). */
 function reportOnce(eventId: string, topic: string, message: string): void {
   const key = `${eventId}#${topic}`;
   if (reported.get(key)) return;
-  reported.set(key, true, 1);
+  reported.set(key, true);
   warnLimited('inbox stack', `[inbox] ${message}`);
 }
 

@@ -2,7 +2,7 @@
  * The inbox access policy (./inbox-access.ts) applied to the request being served, with the
  * process's one session store and sign-in limiter (kept through processShared, decision 0940).
  */
-import { getEvent } from '@tanstack/react-start/server';
+import { getCookie, getEvent } from '@tanstack/react-start/server';
 import { serverConfig } from '#app/server/env.server';
 import { peerAddressOf } from '#app/server/node/peer-address';
 import { processShared } from '#app/server/process-shared.server';
@@ -15,7 +15,11 @@ import {
   SIGN_IN_WINDOW_MS,
   type SignInLimiter,
 } from '#app/server/security/sign-in-limiter';
-import { type InboxAccessDecision, inboxAccessDecision, sessionFromCookies } from './inbox-access';
+import {
+  INBOX_SESSION_COOKIE,
+  type InboxAccessDecision,
+  inboxAccessDecision,
+} from './inbox-access';
 import type { InboxSessions } from './inbox-sessions';
 import { localInbox } from './store/local-inbox.server';
 
@@ -52,7 +56,7 @@ export function currentClient(): string {
 
 /** The session id in the request's cookie, if any. */
 export function currentSessionId(): string | undefined {
-  return sessionFromCookies(getEvent().node.req.headers.cookie);
+  return getCookie(INBOX_SESSION_COOKIE);
 }
 
 export function currentInboxAccess(): InboxAccessDecision {

@@ -58,33 +58,10 @@ function sha256(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
-/** The inbox session cookie's value in a Cookie header. */
-export function sessionFromCookies(cookieHeader: string | null | undefined): string | undefined {
-  if (!cookieHeader) return undefined;
-  for (const part of cookieHeader.split(';')) {
-    const [name, ...rest] = part.trim().split('=');
-    if (name === INBOX_SESSION_COOKIE) return rest.join('=');
-  }
-  return undefined;
-}
-
-/** The cookie that carries a session id; the browser keeps it as long as the server would. */
-export function sessionCookie(id: string, maxAgeMs: number, secure: boolean): string {
-  return cookie(id, Math.floor(maxAgeMs / 1000), secure);
-}
-
-/** The cookie that makes the browser forget its session (sign-out). */
-export function endedSessionCookie(secure: boolean): string {
-  return cookie('', 0, secure);
-}
-
-function cookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return [
-    `${INBOX_SESSION_COOKIE}=${value}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Strict',
-    `Max-Age=${maxAgeSeconds}`,
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
+/**
+ * The session cookie's attributes, for h3's setCookie and deleteCookie: the whole site, out of
+ * scripts' reach, never sent with a request from another site, and Secure over https.
+ */
+export function sessionCookieOptions(secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'strict', secure } as const;
 }

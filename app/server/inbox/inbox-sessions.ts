@@ -6,6 +6,11 @@
  *
  * The clock and the id source are passed in, so expiry is tested without waiting. The
  * process's one store is the local inbox's (./store/local-inbox.server.ts).
+ *
+ * Not h3's useSession (sealed cookies): ending sessions, idle expiry and the bound need this
+ * table anyway, so sealing would only wrap an unguessable id in a password every worker must
+ * share, and h3 1.15's getSession sets a cookie on every request that has none. h3 writes and
+ * reads the cookie itself (setCookie, getCookie in ../inbox-access.functions.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';

@@ -22,11 +22,11 @@ import { readFileSync } from 'node:fs';
 import { Server, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { toNodeListener } from 'h3';
+import Negotiator from 'negotiator';
 import { useNitroApp } from 'nitropack/runtime';
 import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
 import { workerShareOf } from '#app/server/cluster/worker-count';
 import { linkToPrimary, thisWorker } from '#app/server/cluster/worker-link.server';
-import { acceptedCodings } from '#app/server/compression/content-coding';
 import { isVariantRequest } from '#app/server/compression/precompressed';
 import { serverConfig } from '#app/server/env.server';
 import { answerHealth, thisProcessReasons } from '#app/server/health/health-endpoint.server';
@@ -191,8 +191,10 @@ const server = new Server(
     if (kind === 'file') {
       // nitro's static handler reads the header as a plain list (`br;q=1` is not `br`, and
       // `*` nothing): it gets the codings the client accepts, by name, and sends brotli when
-      // both are (../compression/content-coding.ts).
-      req.headers['accept-encoding'] = acceptedCodings(req.headers['accept-encoding']).join(', ');
+      // both are. x-gzip is gzip (RFC 9110 §8.4.1.3), a name negotiator does not know.
+      const header = req.headers['accept-encoding']?.replace(/\bx-gzip\b/gi, 'gzip');
+      const accepted = new Negotiator({ headers: { 'accept-encoding': header } });
+      req.headers['accept-encoding'] = accepted.encodings(['br', 'gzip']).join(', ');
       app(req, res);
       return;
     }

@@ -17,9 +17,9 @@ import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
+import { LRUCache } from 'lru-cache';
 import { isRecord } from '#app/server/is-record';
 import { isDebugId } from './debug-images';
-import { LruCache } from './lru-cache';
 import { MapIndex, type ScannedMap } from './map-index';
 import type { MapLookup, SourceMapStore } from './map-store';
 
@@ -80,10 +80,12 @@ export function createDirectoryMapStore(options: DirectoryMapStoreOptions): Dire
   const root = resolve(options.root);
   const fileSystem = options.fileSystem ?? nodeMapFileSystem;
   const maxMapBytes = options.maxMapBytes ?? MAX_MAP_BYTES;
-  const cache = new LruCache<string, TraceMap>(
-    options.maxCachedMaps ?? MAX_CACHED_MAPS,
-    options.maxCachedBytes ?? MAX_CACHED_BYTES,
-  );
+  // A map heavier than the whole budget is not kept (lru-cache's maxEntrySize): it is read
+  // again when next needed, as any map is once evicted.
+  const cache = new LRUCache<string, TraceMap>({
+    max: options.maxCachedMaps ?? MAX_CACHED_MAPS,
+    maxSize: options.maxCachedBytes ?? MAX_CACHED_BYTES,
+  });
   const loading = new Map<string, Promise<MapLookup>>();
   let index: Promise<MapIndex> | undefined;
 
@@ -99,7 +101,7 @@ export function createDirectoryMapStore(options: DirectoryMapStoreOptions): Dire
     if (!pending) {
       pending = readMap(pathIn(root, entry.file), fileSystem, maxMapBytes).then((read) => {
         loading.delete(entry.file);
-        if (read.found) cache.set(entry.file, read.map, entry.bytes);
+        if (read.found) cache.set(entry.file, read.map, { size: read.bytes });
         return read;
       });
       loading.set(entry.file, pending);
@@ -123,7 +125,7 @@ export function createDirectoryMapStore(options: DirectoryMapStoreOptions): Dire
       const hit = (await indexed()).byChunkPath(path);
       return hit.found ? load(hit.entry) : hit;
     },
-    cacheStats: () => ({ maps: cache.size, bytes: cache.weight }),
+    cacheStats: () => ({ maps: cache.size, bytes: cache.calculatedSize }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   FAILED_REASON,
@@ -9,7 +10,6 @@ import {
 import { exceptionsOf } from '#app/server/inbox/inbox-event';
 import type { BuildMaps } from '#app/server/inbox/source-maps/build-maps.server';
 import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
-import { LruCache } from '#app/server/inbox/source-maps/lru-cache';
 import {
   buildFixture,
   CHUNK_URL,
@@ -124,7 +124,7 @@ describe('topFramesFor', () => {
   it('names the top frame of our code for the events asked, by event id, reading each once', async () => {
     const { payloads, ids } = storedEvents(3);
     const read: string[] = [];
-    const cache = new LruCache<string, string | null>(10, Number.POSITIVE_INFINITY);
+    const cache = new LRUCache<string, string>({ max: 10 });
     const asked = ids.slice(0, 2);
     const labels = await topFramesFor(refs(payloads, asked, read), { maps, cache });
     expect([...labels.entries()]).toEqual(
@@ -137,7 +137,7 @@ describe('topFramesFor', () => {
 
   it('a failure leaves the event without a line, reported and not retried', async () => {
     const { payloads, ids, reports, report } = storedEvents(1);
-    const cache = new LruCache<string, string | null>(10, Number.POSITIVE_INFINITY);
+    const cache = new LRUCache<string, string>({ max: 10 });
     const resolveTop = () => Promise.reject(new Error('disk on fire'));
     for (let view = 0; view < 2; view += 1) {
       const labels = await topFramesFor(refs(payloads, ids, []), {
@@ -159,7 +159,7 @@ describe('topFramesFor', () => {
       ['b'.repeat(32), 'not json'],
     ]);
     const { reports, report } = storedEvents(0);
-    const cache = new LruCache<string, string | null>(10, Number.POSITIVE_INFINITY);
+    const cache = new LRUCache<string, string>({ max: 10 });
     const ids = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)];
     expect((await topFramesFor(refs(payloads, ids, []), { maps, cache, report })).size).toBe(0);
     expect(reports).toEqual([expect.stringContaining(`event ${'b'.repeat(32)}: its top frame`)]);

@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxAccess } from '#app/server/env.server';
 import {
-  endedSessionCookie,
   type InboxRequest,
   inboxAccessDecision,
-  sessionCookie,
-  sessionFromCookies,
   tokenMatches,
 } from '#app/server/inbox/inbox-access';
 
 const TOKEN = 'correct-horse-battery-staple';
-const ID = 'ab'.repeat(32);
 const local: InboxRequest = {
   remoteAddress: '127.0.0.1',
   host: 'localhost:3000',
@@ -89,30 +85,5 @@ describe('inboxAccessDecision', () => {
     expect(tokenMatches(`${TOKEN} `, TOKEN)).toBe(false);
     expect(tokenMatches('', TOKEN)).toBe(false);
     expect(tokenMatches(TOKEN.slice(0, -1), TOKEN)).toBe(false);
-  });
-
-  it('reads the session back from a Cookie header among others', () => {
-    expect(sessionFromCookies(`a=1; inbox_session=${ID}; b=2`)).toBe(ID);
-    expect(sessionFromCookies('a=1')).toBeUndefined();
-    expect(sessionFromCookies(null)).toBeUndefined();
-  });
-});
-
-describe('the session cookie', () => {
-  it('is HttpOnly, SameSite=Strict, for the whole site, as long as the session may last', () => {
-    expect(sessionCookie(ID, 7 * 24 * 60 * 60 * 1000, false)).toBe(
-      `inbox_session=${ID}; Path=/; HttpOnly; SameSite=Strict; Max-Age=604800`,
-    );
-  });
-
-  it('is Secure over https', () => {
-    expect(sessionCookie(ID, 1000, true)).toMatch(/; Secure$/);
-    expect(endedSessionCookie(true)).toMatch(/; Secure$/);
-  });
-
-  it('is emptied and expired on sign-out', () => {
-    expect(endedSessionCookie(false)).toBe(
-      'inbox_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
-    );
   });
 });
