@@ -1,6 +1,7 @@
-import { resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
+import type { Plugin } from 'vite';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
 import { devOverlay } from './build/dev-overlay';
 import { importAliases } from './build/import-aliases';
@@ -46,8 +47,22 @@ const CLIENT_DEPENDENCIES = [
   '@sentry/browser',
   '@sentry/react',
 ] as const;
+/**
+ * `DEV_CACHE_DIR` gives `vinxi dev` a dependency cache of its own, one folder per router, in
+ * place of the shared `node_modules/.vinxi/cache/<router>` that vinxi sets: the test of a first
+ * visit needs a cold one (tests/e2e/dev-first-visit.spec.ts). Last, to win over vinxi's.
+ */
+const ownDevCache: Plugin = {
+  name: 'own-dev-cache',
+  enforce: 'post',
+  apply: 'serve',
+  config: (config) => {
+    const dir = process.env.DEV_CACHE_DIR;
+    return dir ? { cacheDir: join(resolve(dir), basename(config.cacheDir ?? 'vite')) } : undefined;
+  },
+};
 // `?inline-script` imports (build/inline-scripts.ts): the recorder in the document head.
-const startVite = { ...aliasVite, plugins: [inlineScripts()] };
+const startVite = { ...aliasVite, plugins: [inlineScripts(), ownDevCache] };
 
 export default defineConfig({
   tsr: { appDirectory: 'app' },
