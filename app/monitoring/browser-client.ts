@@ -41,7 +41,7 @@ type StartOptions = BrowserOptions & {
 
 /**
  * The integrations the client starts with; tracing is added later, when the page view is traced
- * (late-tracing.ts).
+ * (tracing.ts).
  */
 export function errorIntegrations(session: PageSession): Integration[] {
   return [

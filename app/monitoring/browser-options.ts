@@ -1,8 +1,8 @@
 /**
  * Assembles the options of the browser's Sentry client from the public config: pure, so that
- * the limits and filters can be checked in a unit test. late-sdk.ts starts the client with them
+ * the limits and filters can be checked in a unit test. sdk-loader.ts starts the client with them
  * once the page needs it (docs/decisions/0910-*.md, 0950-*.md); tracing is added then, when the
- * page view is traced (late-tracing.ts).
+ * page view is traced (tracing.ts).
  */
 
 import type { OfflineTransportOptions, StackParser } from '@sentry/core';

@@ -9,7 +9,7 @@ import type { StackParser } from '@sentry/core';
 /**
  * Chunks holding only library code: the shared chunks build/client-chunks.ts names (react,
  * @sentry before and after hydration, @tanstack, other packages), and vite's empty stand-in for
- * Node built-ins. Every other chunk (routes, `app`, the `client` entry, `late-sdk`) holds
+ * Node built-ins. Every other chunk (routes, `app`, the `client` entry, `sdk-loader`) holds
  * our code.
  */
 export const LIBRARY_CHUNKS: readonly string[] = [

@@ -12,17 +12,16 @@
  */
 import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn } from './dsn';
-import type { PageView } from './late-sdk';
 import { offlineStoreHasEnvelopes } from './offline-store';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import type { PageLoadRouter } from './page-load-route';
 import { type PageSession, sessionAfter, sessionEnvelope } from './page-session';
 import type { PublicConfig } from './public-config';
 import type { Recorder } from './recorder/recorder';
-import type { Report } from './recorder/report';
-import { randomEventId } from './recorder/report';
+import { type Report, randomEventId } from './recorder/report';
 import type { SdkMetadata } from './recorder/sdk-metadata';
 import { isWorthSending } from './report-noise';
+import type { PageView } from './sdk-loader';
 
 /**
  * When hydration never completes (it failed outright), the page counts as hydrated this long
@@ -58,8 +57,8 @@ export function startBrowserMonitoring(
 
   const loadSdk = () =>
     Promise.all([
-      import('./late-sdk'),
-      page.traced ? import('./late-tracing').catch(tracingDidNotLoad) : undefined,
+      import('./sdk-loader'),
+      page.traced ? import('./tracing').catch(tracingDidNotLoad) : undefined,
       config.spotlight ? import('./spotlight') : undefined,
     ])
       .then(async ([late, tracing, spotlight]) => {

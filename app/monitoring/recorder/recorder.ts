@@ -60,7 +60,7 @@ export interface Recorded {
   original?: unknown;
 }
 
-/** What takes the reports over: the SDK (late-sdk.ts). */
+/** What takes the reports over: the SDK (sdk-loader.ts). */
 export interface ReportReceiver {
   receive(recorded: Recorded): void;
 }

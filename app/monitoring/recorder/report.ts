@@ -1,6 +1,6 @@
 /**
  * What the recorder keeps of one report: plain facts, JSON that survives a reload, never a
- * Sentry event. The SDK makes the event from them with its own code (app/monitoring/late-sdk.ts);
+ * Sentry event. The SDK makes the event from them with its own code (app/monitoring/sdk-loader.ts);
  * only when a report must leave without the SDK does minimal-envelope.ts write one by hand.
  * Part of the inline recorder (recorder.ts): no imports beyond this folder, a few hundred bytes.
  */

@@ -15,7 +15,7 @@ import {
   invalidInputIssues,
 } from '#app/server/server-function-calls/invalid-input';
 import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
-import { SERVER_FUNCTION_BASE } from '#app/server/server-function-calls/server-function-id';
+import { SERVER_FUNCTION_BASE } from '#app/start-1.120/server-function-id';
 import { captureServerFailure } from './record-failure.server';
 
 export const serverFunctionFailures = createMiddleware().server(async ({ next, functionId }) => {

@@ -1,7 +1,7 @@
 /**
  * GET /health over plain node:http: the built server's entry answers it before anything else
  * (app/server/node/node-server.server.ts), and the SSR router's hook answers it in `vinxi dev`
- * (app/server/ssr-middleware.server.ts). No page render, nothing logged or traced; why not a
+ * (app/start-1.120/dev-ssr-middleware.server.ts). No page render, nothing logged or traced; why not a
  * router of its own: docs/decisions/0301-health-before-start.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';

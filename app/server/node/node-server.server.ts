@@ -43,13 +43,10 @@ import { clientKeyOf } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers';
 import { bodyLimitRefusal } from '#app/server/server-function-calls/body-limit';
 import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
-import {
-  SERVER_FUNCTION_BASE,
-  serverFunctionIdOf,
-} from '#app/server/server-function-calls/server-function-id';
 import { createClientSlots } from '#app/server/tunnel/client-share';
 import { theTunnel } from '#app/server/tunnel/tunnel-instance.server';
 import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
+import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '#app/start-1.120/server-function-id';
 import { createAdmission } from './admission';
 import { cacheControlOf } from './cache-policy';
 import { decodeLoadedSourceMaps } from './decode-source-maps.server';

@@ -10,7 +10,7 @@ import {
 import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
 import type { PublicConfig } from '#app/monitoring/public-config';
 
-// Stands for the offline transport late-sdk.ts gives.
+// Stands for the offline transport sdk-loader.ts gives.
 const offlineTransport: BrowserTransportFactory = () =>
   makeFetchTransport({ url: '', recordDroppedEvent: () => {} });
 

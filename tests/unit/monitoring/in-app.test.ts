@@ -23,7 +23,7 @@ describe('isInAppFrame', () => {
     [`${ASSETS}/client-CW0JEvFH.js`, true],
     [`${ASSETS}/EventList-CQ1rRdFU.js`, true],
     [`${ASSETS}/route-BL9ndFoj.js`, true],
-    [`${ASSETS}/late-sdk-ChD1Lf38.js`, true],
+    [`${ASSETS}/sdk-loader-ChD1Lf38.js`, true],
     // A name that only starts like a library chunk is a route's.
     [`${ASSETS}/vendors-list-AbCdEfGh.js`, true],
     [`${ASSETS}/router-settings-AbCdEfGh.js`, true],

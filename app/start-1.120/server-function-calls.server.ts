@@ -23,6 +23,7 @@ import {
   setResponseStatus,
 } from 'vinxi/http';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
 import {
   type CallRefusal,
   isFormContentType,
@@ -30,7 +31,6 @@ import {
   payloadRefusal,
   SERVER_FUNCTION_METHODS,
 } from './call-shape';
-import { refusalLogLine } from './refusal-log-line';
 import { serverFunctionIdOf } from './server-function-id';
 import { quietStartCallLogs } from './start-dev-log';
 

@@ -2,13 +2,13 @@
  * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
  * build/client-chunks.ts), loaded after hydration and only for a page view that is traced
  * (decision 0950). Only start-browser-monitoring.ts imports it, with `import()`, beside
- * late-sdk.ts. See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ * sdk-loader.ts. See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
  */
 import { addIntegration, tanstackRouterBrowserTracingIntegration } from '@sentry/react';
+import { withServerRenderedOrigin } from '#app/start-1.120/navigation-origin';
 import type { TracedRouter } from './browser-options';
 import { dropSegmentsIntegration } from './drop-segments';
 import { isUnwantedRouterSegment } from './filters';
-import { withServerRenderedOrigin } from './navigation-origin';
 import { type PageLoadRouter, type RouterLocation, showsPageLoadRoute } from './page-load-route';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutEmptyRoutes } from '#app/server/router-manifest.server';
+import { withoutEmptyRoutes } from '#app/start-1.120/route-manifest.server';
 
 const SCRIPT = { tag: 'script', children: 'import("/_build/assets/client.js")' };
 

@@ -4,7 +4,7 @@ import {
   type RouterEvents,
   withNavigationOrigin,
   withServerRenderedOrigin,
-} from '#app/monitoring/navigation-origin';
+} from '#app/start-1.120/navigation-origin';
 
 const served = { pathname: '/', state: { key: 'ssr' } };
 const about = { pathname: '/about', state: { key: 'a' } };

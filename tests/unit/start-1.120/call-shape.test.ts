@@ -4,7 +4,7 @@ import {
   methodRefusal,
   type ParsedCall,
   payloadRefusal,
-} from '#app/server/server-function-calls/call-shape';
+} from '#app/start-1.120/call-shape';
 
 const query = (text: string) => new URLSearchParams(text);
 const payload = (value: unknown) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverFunctionIdOf } from '#app/server/server-function-calls/server-function-id';
+import { serverFunctionIdOf } from '#app/start-1.120/server-function-id';
 
 describe('serverFunctionIdOf: which server function a request path names', () => {
   it.each([

@@ -3,10 +3,13 @@
  * form before Start dehydrates them, and recorded with the request once the load is over.
  */
 import { type AnyRoute, type AnyRouter, isNotFound, isRedirect } from '@tanstack/react-router';
+import type { FailurePhase } from '#app/server/failures/log-line';
+import {
+  isPublicServerError,
+  type PublicServerError,
+} from '#app/server/failures/public-error.server';
+import { recordFailure, sanitiseFailure } from '#app/server/failures/record-failure.server';
 import { processShared } from '#app/server/process-shared.server';
-import type { FailurePhase } from './log-line';
-import { isPublicServerError, type PublicServerError } from './public-error.server';
-import { recordFailure, sanitiseFailure } from './record-failure.server';
 
 const PHASE_OF_ROUTER_CODE: Record<string, FailurePhase> = {
   BEFORE_LOAD: 'beforeLoad',

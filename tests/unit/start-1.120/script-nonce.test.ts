@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { nonceOnInjectedScripts } from '#app/server/security/injected-script-nonce.server';
-import { scriptNonceTransform, withScriptNonce } from '#app/server/security/script-nonce.server';
+import { nonceOnInjectedScripts } from '#app/start-1.120/injected-script-nonce.server';
+import { scriptNonceTransform, withScriptNonce } from '#app/start-1.120/script-nonce.server';
 
 const N = ' nonce="abc"';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageStatus } from '#app/server/failures/response-status';
+import { pageStatus } from '#app/start-1.120/response-status';
 
 describe('pageStatus', () => {
   it.each([

@@ -16,13 +16,13 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
-import { nonceOnInjectedScripts } from '#app/server/security/injected-script-nonce.server';
+import { captureServerFailure } from '#app/server/failures/record-failure.server';
 import { newNonce } from '#app/server/security/nonce.server';
-import { scriptNonceTransform } from '#app/server/security/script-nonce.server';
 import { pageContentSecurityPolicy } from '#app/server/security/security-headers';
 import { siteConfig } from '#app/server/site-config.server';
+import { nonceOnInjectedScripts } from '#app/start-1.120/injected-script-nonce.server';
+import { scriptNonceTransform } from '#app/start-1.120/script-nonce.server';
 import { type ClientWatch, watchClient } from './client-gone.server';
-import { captureServerFailure } from './record-failure.server';
 import { pageStatus } from './response-status';
 import { settleRouteFailures } from './route-errors.server';
 

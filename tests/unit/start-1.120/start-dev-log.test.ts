@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quietStartCallLogs } from '#app/server/server-function-calls/start-dev-log';
+import { quietStartCallLogs } from '#app/start-1.120/start-dev-log';
 
 describe('quietStartCallLogs', () => {
   it.each<[string, unknown[], boolean]>([

@@ -5,8 +5,8 @@
  * this hook serves it in `vinxi dev`.
  */
 import { defineMiddleware, type H3Event } from 'vinxi/http';
-import { answerHealth } from './health/health-endpoint.server';
-import { isHealthPath } from './health/health-report';
+import { answerHealth } from '#app/server/health/health-endpoint.server';
+import { isHealthPath } from '#app/server/health/health-report';
 
 function health(event: H3Event): void {
   if (!isHealthPath(event.path)) return;
