@@ -11,6 +11,7 @@ import {
   defaultStackParser,
   type tanstackRouterBrowserTracingIntegration,
 } from '@sentry/react';
+import type { PublicConfig } from '#app/site-config';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 import {
   EXTENSION_URLS,
@@ -20,7 +21,6 @@ import {
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
 import { markInAppFrames } from './in-app';
-import type { PublicConfig } from './public-config';
 import { REPORT_QUEUE_SIZE } from './recorder/report-store';
 import { limitStackFrames } from './stack-limit';
 

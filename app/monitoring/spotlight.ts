@@ -7,7 +7,7 @@
  * See docs/decisions/0930-spotlight-in-development.md.
  */
 import { addIntegration, spotlightBrowserIntegration } from '@sentry/browser';
-import type { PublicConfig } from './public-config';
+import type { PublicConfig } from '#app/site-config';
 
 /** Adds the integration to the running client when the config names a sidecar. */
 export function startSpotlight(config: PublicConfig): void {

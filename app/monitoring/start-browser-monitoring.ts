@@ -10,13 +10,14 @@
  * when the browser comes back online; the recorder sends them by beacon if the tab closes first.
  * See docs/decisions/0910-*.md, 0950-*.md and 0510-*.md.
  */
+
+import type { PublicConfig } from '#app/site-config';
 import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn } from './dsn';
 import { offlineStoreHasEnvelopes } from './offline-store';
 import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
 import type { PageLoadRouter } from './page-load-route';
 import { type PageSession, sessionAfter, sessionEnvelope } from './page-session';
-import type { PublicConfig } from './public-config';
 import type { Recorder } from './recorder/recorder';
 import { type Report, randomEventId } from './recorder/report';
 import type { SdkMetadata } from './recorder/sdk-metadata';

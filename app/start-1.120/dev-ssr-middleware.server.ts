@@ -5,8 +5,7 @@
  * this hook serves it in `vinxi dev`.
  */
 import { defineMiddleware, type H3Event } from 'vinxi/http';
-import { answerHealth } from '#app/server/health/health-endpoint.server';
-import { isHealthPath } from '#app/server/health/health-report';
+import { answerHealth, isHealthPath } from '#app/server/health/health.server';
 
 function health(event: H3Event): void {
   if (!isHealthPath(event.path)) return;

@@ -6,8 +6,7 @@
  * nothing lets h3 go on to the app, which answers 404.
  */
 import { eventHandler } from 'vinxi/http';
-import { theTunnel } from '#app/server/tunnel/tunnel-instance.server';
-import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
+import { isTunnelPath, theTunnel } from '#app/server/tunnel/tunnel-instance.server';
 
 export default eventHandler((event) => {
   const { req, res } = event.node;

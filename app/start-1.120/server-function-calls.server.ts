@@ -1,4 +1,31 @@
 /**
+ * Start 1.120 workaround (app/start-1.120/PATCHES.md): the `server` router's middleware, which
+ * answers the calls Start's handler cannot parse (unknown ids 404, bad methods and payloads
+ * 400/405) before it logs its manifest or throws.
+ */
+import serverFunctions from 'tsr:server-fn-manifest';
+import {
+  defineMiddleware,
+  getRequestHeader,
+  type H3Event,
+  readRawBody,
+  send,
+  setResponseHeader,
+  setResponseStatus,
+} from 'vinxi/http';
+import { refusalLogLine } from '#app/server/failures/server-function-failures';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import {
+  type CallRefusal,
+  isFormContentType,
+  methodRefusal,
+  payloadRefusal,
+  quietStartCallLogs,
+  SERVER_FUNCTION_METHODS,
+  serverFunctionIdOf,
+} from './server-function-calls';
+
+/**
  * Request hooks of Start's `server` router (server functions over HTTP, /_server/<id>), run
  * before Start's handler. Wired in app.config.ts. Each answers what Start would get wrong:
  *
@@ -12,28 +39,6 @@
  * Under `vinxi dev`, Start's log lines for every call (with its payload) are dropped
  * (./start-dev-log.ts).
  */
-import serverFunctions from 'tsr:server-fn-manifest';
-import {
-  defineMiddleware,
-  getRequestHeader,
-  type H3Event,
-  readRawBody,
-  send,
-  setResponseHeader,
-  setResponseStatus,
-} from 'vinxi/http';
-import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
-import {
-  type CallRefusal,
-  isFormContentType,
-  methodRefusal,
-  payloadRefusal,
-  SERVER_FUNCTION_METHODS,
-} from './call-shape';
-import { serverFunctionIdOf } from './server-function-id';
-import { quietStartCallLogs } from './start-dev-log';
-
 if (process.env.NODE_ENV === 'development') quietStartCallLogs();
 
 /** The path and query as the client sent them (h3 strips the router's base from req.url). */

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { sessionEnvelope } from '#app/monitoring/page-session';
 import { minimalEnvelope } from '#app/monitoring/recorder/minimal-envelope';
 import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';

@@ -1,6 +1,6 @@
 import { Link } from '@tanstack/react-router';
 import { clearInbox } from '#app/server/inbox.functions';
-import { countOf } from './count-of';
+import { countOf } from './format';
 
 /**
  * Clearing takes two steps: a link that asks, then a form that POSTs the confirmation.

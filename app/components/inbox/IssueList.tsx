@@ -1,10 +1,9 @@
 import { Link } from '@tanstack/react-router';
 import type { ListedIssue } from '#app/server/inbox.functions';
-import { countOf } from './count-of';
+import { Sparkline } from './Charts';
 import { EnvironmentBadge } from './EnvironmentBadge';
-import { formatUtc, isoOf } from './format-time';
+import { countOf, formatUtc, isoOf } from './format';
 import { StatusBadges } from './IssueStatus';
-import { Sparkline } from './Sparkline';
 
 /** The issues, one row each: what, where, how often and when, and its last 24 hours. */
 export function IssueList({ issues }: { issues: ListedIssue[] }) {

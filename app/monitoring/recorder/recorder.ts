@@ -51,7 +51,7 @@ export function pageRecorder(): Recorder | undefined {
  * itself: the app claims it as its entry starts, long before that, unless its scripts failed.
  */
 export const ALONE_AFTER_MS = 5_000;
-/** The site config's element (app/site-config.ts), read for the DSN only when sending alone. */
+/** The site config's element (app/site-config.tsx), read for the DSN only when sending alone. */
 export const CONFIG_ELEMENT_ID = 'site-config';
 
 /** A report, and while the page lives, what was thrown (for the SDK's linked errors, filters). */

@@ -11,9 +11,8 @@ import { serverConfig } from '#app/server/env.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { failureBlock } from './dev-failure-block';
-import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
-import { isPublicServerError, PublicServerError } from './public-error.server';
+import { computeDigest, isPublicServerError, PublicServerError } from './public-error.server';
 import { reportServerFailure } from './sentry-client.server';
 
 interface Original {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { nonceOnInjectedScripts } from '#app/start-1.120/injected-script-nonce.server';
+import { nonceOnInjectedScripts } from '#app/start-1.120/render-page.server';
 import { scriptNonceTransform, withScriptNonce } from '#app/start-1.120/script-nonce.server';
 
 const N = ' nonce="abc"';

@@ -1,9 +1,8 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
-import { countOf } from '#app/components/inbox/count-of';
+import { Histogram } from '#app/components/inbox/Charts';
 import { EnvironmentBadge } from '#app/components/inbox/EnvironmentBadge';
 import { EventDetail } from '#app/components/inbox/EventDetail';
-import { formatUtc, isoOf } from '#app/components/inbox/format-time';
-import { Histogram } from '#app/components/inbox/Histogram';
+import { countOf, formatUtc, isoOf } from '#app/components/inbox/format';
 import { IssueWorkflow } from '#app/components/inbox/IssueStatus';
 import { SignOut } from '#app/components/inbox/SignOut';
 import { StorageProblem } from '#app/components/inbox/StorageProblem';

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
-import { healthSignals } from '#app/server/health/health-signals.server';
+import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import {
