@@ -20,9 +20,8 @@ import {
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
-import { markInAppFrames } from './in-app';
+import { limitStackFrames, markInAppFrames } from './in-app';
 import { REPORT_QUEUE_SIZE } from './recorder/report-store';
-import { limitStackFrames } from './stack-limit';
 
 /** How the browser SDK makes its transport (its options type is not exported). */
 export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;

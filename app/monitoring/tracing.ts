@@ -15,7 +15,11 @@ import {
   type SegmentSummary,
   showsNotFound,
 } from './filters';
-import { type PageLoadRouter, type RouterLocation, showsPageLoadRoute } from './page-load-route';
+import {
+  type PageLoadRouter,
+  type RouterLocation,
+  showsPageLoadRoute,
+} from './start-browser-monitoring';
 
 /**
  * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,

@@ -6,7 +6,7 @@
  */
 
 import { expect, type Page, test } from '@playwright/test';
-import { OFFLINE_DATABASE, OFFLINE_STORE } from '#app/monitoring/offline-store';
+import { OFFLINE_DATABASE, OFFLINE_STORE } from '#app/monitoring/start-browser-monitoring';
 import { errorEvents, errorMessages, sessionUpdates } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { sessionEnvelope } from '#app/monitoring/page-session';
 import { minimalEnvelope } from '#app/monitoring/recorder/minimal-envelope';
-import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
+import { SDK_METADATA } from '#app/monitoring/recorder/report';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { eventId, send, textEnvelope } from '#tests/support/envelopes';

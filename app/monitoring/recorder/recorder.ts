@@ -31,10 +31,11 @@ import {
   type ReportKind,
   type ReportMechanism,
   randomEventId,
+  SDK_METADATA,
+  type SdkMetadata,
   thrownFacts,
 } from './report';
 import { openReportStore, REPORT_QUEUE_SIZE } from './report-store';
-import { SDK_METADATA, type SdkMetadata } from './sdk-metadata';
 
 /** Where the page finds the recorder: `window.__monitoringRecorder`. */
 export const RECORDER_GLOBAL = '__monitoringRecorder';

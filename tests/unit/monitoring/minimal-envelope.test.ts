@@ -16,8 +16,8 @@ import {
   ONERROR,
   ONUNHANDLEDREJECTION,
   type Report,
+  SDK_METADATA,
 } from '#app/monitoring/recorder/report';
-import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
 import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
 

@@ -20,7 +20,7 @@ import {
   SESSION_IDLE_MS,
   SESSION_MAX_AGE_MS,
 } from '../inbox-sessions';
-import { buildOutputOf } from '../source-maps/build-output';
+import { buildOutputOf } from '../source-maps/build-maps.server';
 import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
 import { IngestError, ingestErrorCode } from './ingest-protocol';
 import { createIngestThread, type IngestThread } from './ingest-thread.server';

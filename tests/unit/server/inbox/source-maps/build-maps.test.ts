@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildOutputOf } from '#app/server/inbox/source-maps/build-output';
+import { buildOutputOf } from '#app/server/inbox/source-maps/build-maps.server';
 
 describe('buildOutputOf', () => {
   it('finds the maps from the built entry', () => {
