@@ -368,8 +368,8 @@ test('the late chunks are requested only once React owns the page', async ({ pag
   );
   expect(requests.map((request) => request.chunk).sort()).toEqual([
     'sdk-loader',
-    'tracing',
     'sentry-tracing',
+    'tracing',
     'vendor-sentry',
   ]);
   expect(requests.filter((request) => !request.contentHydrated)).toEqual([]);
