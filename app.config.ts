@@ -69,10 +69,10 @@ export default defineConfig({
   vite: startVite,
   // Hooks that answer before Start renders anything (GET /health).
   routers: {
-    ssr: { middleware: './app/server/ssr-middleware.server.ts', vite: serverRouterVite },
+    ssr: { middleware: './app/start-1.120/dev-ssr-middleware.server.ts', vite: serverRouterVite },
     // Unknown server function ids answered 404 before Start's handler logs its manifest.
     server: {
-      middleware: './app/server/server-function-calls/server-fn-middleware.server.ts',
+      middleware: './app/start-1.120/server-function-calls.server.ts',
       vite: serverRouterVite,
     },
     // Maps for every chunk, never referenced from it, with a Sentry debug ID in both; shared
@@ -103,8 +103,8 @@ export default defineConfig({
     // Our own entry in place of nitro's: server limits, load shedding, security headers, the
     // tunnel and /health ahead of everything, graceful shutdown (docs/decisions/0600-*.md).
     entry: resolve('app/server/node/node-server.entry.ts'),
-    // nitro's error answer, with its log line rate-limited (app/server/node/request-errors.server.ts).
-    errorHandler: resolve('app/server/node/request-errors.server.ts'),
+    // nitro's error answer, with its log line rate-limited (app/start-1.120/request-errors.server.ts).
+    errorHandler: resolve('app/start-1.120/request-errors.server.ts'),
     // Parse the environment once at start; a bad value stops the server (see env.server.ts).
     plugins: [
       resolve('app/server/startup.server.ts'),
@@ -167,7 +167,7 @@ export default defineConfig({
     type: 'http',
     target: 'server',
     base: '/monitoring',
-    handler: 'app/server/tunnel/http-router.server.ts',
+    handler: 'app/start-1.120/dev-tunnel-router.server.ts',
     plugins: () => [
       { name: 'tunnel-vite-config', config: () => ({ ...serverRouterVite, ...aliasVite }) },
     ],

@@ -2,6 +2,6 @@
 // registered here wraps every server function, the first one outermost.
 import { registerGlobalMiddleware } from '@tanstack/react-start';
 import { serverFunctionFailures } from './server/failures/server-function-failures';
-import { stateChangeGuard } from './server/security/state-change-guard-middleware';
+import { stateChangeGuard } from './server/security/state-change-guard';
 
 registerGlobalMiddleware({ middleware: [stateChangeGuard, serverFunctionFailures] });

@@ -5,8 +5,8 @@
  * Decision: docs/decisions/0700-client-source-maps-and-debug-ids.md.
  *
  * The Sentry SDK is split in two: what reports errors, with the offline store (`vendor-sentry`),
- * and what only tracing uses (`sentry-tracing`). The first loads with app/monitoring/late-sdk.ts
- * when the page needs the SDK, the second with late-tracing.ts only for a page view that is
+ * and what only tracing uses (`sentry-tracing`). The first loads with app/monitoring/sdk-loader.ts
+ * when the page needs the SDK, the second with tracing.ts only for a page view that is
  * traced. Decisions: docs/decisions/0830-*.md, 0910-*.md, 0950-*.md.
  */
 

@@ -1,8 +1,7 @@
 import { type ErrorComponentProps, Link, useRouter } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
-import { describeFailure } from '#app/monitoring/failure-view';
+import { describeFailure, serverRenderDigestIn } from '#app/monitoring/failure-view';
 import { reportClientError } from '#app/monitoring/report-client-error';
-import { serverRenderDigestIn } from '#app/monitoring/server-render-digest';
 
 /**
  * The root error boundary's fallback (root route's errorComponent and the router's

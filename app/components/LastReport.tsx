@@ -2,7 +2,7 @@ import * as Sentry from '@sentry/react';
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { pageRecorder } from '#app/monitoring/recorder/recorder';
-import { useSiteConfig } from './use-site-config';
+import { useSiteConfig } from '#app/site-config';
 
 interface Report {
   eventId: string;

@@ -1,8 +1,8 @@
 /**
  * Assembles the options of the browser's Sentry client from the public config: pure, so that
- * the limits and filters can be checked in a unit test. late-sdk.ts starts the client with them
+ * the limits and filters can be checked in a unit test. sdk-loader.ts starts the client with them
  * once the page needs it (docs/decisions/0910-*.md, 0950-*.md); tracing is added then, when the
- * page view is traced (late-tracing.ts).
+ * page view is traced (tracing.ts).
  */
 
 import type { OfflineTransportOptions, StackParser } from '@sentry/core';
@@ -11,6 +11,7 @@ import {
   defaultStackParser,
   type tanstackRouterBrowserTracingIntegration,
 } from '@sentry/react';
+import type { PublicConfig } from '#app/site-config';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 import {
   EXTENSION_URLS,
@@ -19,10 +20,8 @@ import {
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
-import { markInAppFrames } from './in-app';
-import type { PublicConfig } from './public-config';
+import { limitStackFrames, markInAppFrames } from './in-app';
 import { REPORT_QUEUE_SIZE } from './recorder/report-store';
-import { limitStackFrames } from './stack-limit';
 
 /** How the browser SDK makes its transport (its options type is not exported). */
 export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;

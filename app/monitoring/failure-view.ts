@@ -1,4 +1,9 @@
 /**
+ * What a failure looks like to the user, on both sides: the generic message, and the digest
+ * the server rendered into the page, read back in the browser.
+ */
+
+/**
  * What the error fallback may say about an error. Shared by server and browser, framework-free.
  * A server-side failure reaches the browser as an error carrying only a `digest` (see
  * app/server/failures/public-error.server.ts); anything else is a client-side failure.
@@ -41,6 +46,24 @@ export function readDigest(error: unknown): string | undefined {
 function safely<T>(read: () => T): T | undefined {
   try {
     return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The digest of a component that failed while rendering on the server, as React's streaming SSR
+ * leaves it in the document: the boundary it could not finish is streamed as a client-render
+ * marker, `<!--$!--><template data-dgst="…"></template><!--/$-->`, the digest being what the
+ * server's onError returned (the digest it logged and reported). The browser then renders that
+ * part again; when it throws again, that is the same failure, already reported by the server.
+ * The marker is there until React commits the client render, so the error fallback, rendering
+ * in that same pass, can still read it; later client errors cannot.
+ */
+export function serverRenderDigestIn(root: ParentNode | undefined): string | undefined {
+  try {
+    const marker = root?.querySelector('template[data-dgst]');
+    return readDigest({ digest: marker?.getAttribute('data-dgst') ?? undefined });
   } catch {
     return undefined;
   }

@@ -1,12 +1,15 @@
 /**
+ * Which browser errors are noise and dropped before sending: pure functions over Sentry's event
+ * types (redirects and not-found are control flow, the local inbox's DSN, the router's not-found).
+ */
+import type { ClientOptions, ErrorEvent, EventHint, StackFrame } from '@sentry/core';
+import { isNotFound, isRedirect } from '@tanstack/react-router';
+
+/**
  * Browser noise: what the SDK must not report, each rule a pure predicate (or the pattern
  * list a predicate is made of) so it can be tested without a browser. browser-options.ts
  * wires them into the SDK's own options; docs/decisions/0400-browser-noise-filters.md says why.
  */
-import type { ClientOptions, ErrorEvent, EventHint, StackFrame } from '@sentry/core';
-import { isNotFound, isRedirect } from '@tanstack/react-router';
-import { LOCAL_INBOX_DSN } from './local-dsn';
-
 // --- "Script error." -------------------------------------------------------------------------
 
 const SCRIPT_ERROR = /^Script error\.?$/;
@@ -196,4 +199,33 @@ function hasStack(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const stack = Reflect.get(value, 'stack');
   return typeof stack === 'string' && stack.includes('\n');
+}
+
+/**
+ * The DSN of local inbox mode (no SENTRY_DSN): the browser reports to it, and the tunnel
+ * recognises it and stores envelopes in the local inbox instead of forwarding them.
+ */
+export const LOCAL_INBOX_DSN = 'http://localinbox@localhost/1';
+
+/**
+ * Whether the router is showing the not-found page. Framework-free on purpose: it reads the
+ * two fields Router 1.120 sets (router-core's own `hasNotFoundMatch` reads the same), through
+ * a structural type, so the rule can be unit tested without a router.
+ * - `status: 'notFound'`: a route's beforeLoad or loader threw `notFound()` (for example
+ *   /errors with SENTRY_DSN set, or /sentry-example-page with example routes off);
+ * - `globalNotFound`: the path matched only a prefix of the route tree (`/about/nope`).
+ * The tracing integration still names such page loads after the last route that matched.
+ */
+
+export interface RouteMatchState {
+  status?: string;
+  globalNotFound?: boolean;
+}
+
+export interface RouterMatchesSource {
+  state: { matches: ReadonlyArray<RouteMatchState> };
+}
+
+export function showsNotFound(matches: ReadonlyArray<RouteMatchState>): boolean {
+  return matches.some((match) => match.status === 'notFound' || match.globalNotFound === true);
 }

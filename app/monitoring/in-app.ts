@@ -1,15 +1,19 @@
 /**
+ * Which browser frames are ours, and how many a stack keeps: the in-app rule by chunk name and
+ * the one 50-frame limit, shared by the recorder and the SDK.
+ */
+import type { StackParser } from '@sentry/core';
+
+/**
  * Which browser frames are our own code. The browser SDK calls every frame in-app; Sentry
  * groups an error by its in-app frames, so React's or the router's frames would split or merge
  * issues that our code decides. The build puts all library code into chunks named for it
  * (build/client-chunks.ts), so a frame's chunk name says whose code it is.
  */
-import type { StackParser } from '@sentry/core';
-
 /**
  * Chunks holding only library code: the shared chunks build/client-chunks.ts names (react,
  * @sentry before and after hydration, @tanstack, other packages), and vite's empty stand-in for
- * Node built-ins. Every other chunk (routes, `app`, the `client` entry, `late-sdk`) holds
+ * Node built-ins. Every other chunk (routes, `app`, the `client` entry, `sdk-loader`) holds
  * our code.
  */
 export const LIBRARY_CHUNKS: readonly string[] = [
@@ -53,4 +57,20 @@ function pathOf(filename: string): string {
   } catch {
     return filename;
   }
+}
+
+/**
+ * Stack traces keep at most this many frames: the ones that locate a failure, and a bound on
+ * what a deep recursion costs to send and store (the SDK's own stack parser stops at 50 too).
+ */
+export const MAX_STACK_FRAMES = 50;
+
+/**
+ * A stack parser that keeps the `limit` frames nearest to where the error was thrown. Sentry
+ * orders frames oldest first (the crash site is the last frame), so those are the last ones.
+ * The SDK's own parser stops at 50 today; this states the limit here instead of relying on it.
+ */
+export function limitStackFrames(parser: StackParser, limit = MAX_STACK_FRAMES): StackParser {
+  return (stack, skipFirstLines, framesToPop) =>
+    parser(stack, skipFirstLines, framesToPop).slice(-limit);
 }

@@ -1,4 +1,21 @@
 /**
+ * The page's monitoring, started by app/client.tsx: it waits for hydration, names the page load's
+ * route, keeps reports offline, drops noise, and loads the SDK (and tracing) only when the page
+ * needs it.
+ */
+
+import type { ErrorEvent } from '@sentry/core';
+import type { PublicConfig } from '#app/site-config';
+import type { TracedRouter } from './browser-options';
+import { isDsn, parseDsn } from './dsn';
+import { isExtensionUrl, isNoiseEvent, isResizeObserverLoopNotice } from './filters';
+import { type PageSession, sessionAfter, sessionEnvelope } from './page-session';
+import { minimalEvent } from './recorder/minimal-envelope';
+import type { Recorded, Recorder } from './recorder/recorder';
+import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
+import type { PageView } from './sdk-loader';
+
+/**
  * Browser side, before hydration: no SDK. The recorder (recorder/recorder.ts, inline in the head)
  * has caught errors from the first byte; the app claims it here, hands it the SDK's noise rules,
  * and starts the page's release-health session. The Sentry SDK loads from our origin once the
@@ -10,20 +27,6 @@
  * when the browser comes back online; the recorder sends them by beacon if the tab closes first.
  * See docs/decisions/0910-*.md, 0950-*.md and 0510-*.md.
  */
-import type { TracedRouter } from './browser-options';
-import { isDsn, parseDsn } from './dsn';
-import type { PageView } from './late-sdk';
-import { offlineStoreHasEnvelopes } from './offline-store';
-import { type RenderedRouter, whenPageHydrated } from './page-hydrated';
-import type { PageLoadRouter } from './page-load-route';
-import { type PageSession, sessionAfter, sessionEnvelope } from './page-session';
-import type { PublicConfig } from './public-config';
-import type { Recorder } from './recorder/recorder';
-import type { Report } from './recorder/report';
-import { randomEventId } from './recorder/report';
-import type { SdkMetadata } from './recorder/sdk-metadata';
-import { isWorthSending } from './report-noise';
-
 /**
  * When hydration never completes (it failed outright), the page counts as hydrated this long
  * after monitoring started: the error that broke the page is waiting for the SDK.
@@ -58,8 +61,8 @@ export function startBrowserMonitoring(
 
   const loadSdk = () =>
     Promise.all([
-      import('./late-sdk'),
-      page.traced ? import('./late-tracing').catch(tracingDidNotLoad) : undefined,
+      import('./sdk-loader'),
+      page.traced ? import('./tracing').catch(tracingDidNotLoad) : undefined,
       config.spotlight ? import('./spotlight') : undefined,
     ])
       .then(async ([late, tracing, spotlight]) => {
@@ -155,4 +158,152 @@ function sessionSender(config: PublicConfig, session: PageSession, sdk: SdkMetad
       }
     },
   };
+}
+
+/**
+ * When the whole page has hydrated. React commits the document's shell first (the root route's
+ * document and navigation: `shellCommitted`, from an effect beside `<StartClient>`), and Router
+ * 1.120 renders the route under the root inside a Suspense boundary (the root's `<Outlet>`),
+ * which React hydrates in a later pass; the router emits `onRendered` when that content commits
+ * (from its `OnRendered` element, rendered beside the route when `scrollRestoration` is on, as
+ * app/router.tsx has it). Framework-free through a structural type, to be unit tested.
+ */
+
+export interface RootMatchState {
+  status: string;
+  globalNotFound?: boolean;
+}
+
+export interface RenderedRouter {
+  options: { scrollRestoration?: boolean };
+  state: { matches: ReadonlyArray<RootMatchState> };
+  subscribe(event: 'onRendered', listener: () => void): () => void;
+}
+
+/**
+ * Whether the router renders a route under the root, so that its content hydrates after the
+ * shell and `onRendered` follows. Not when the root shows the not-found page (an unknown path)
+ * or its error page: then the shell is the whole page.
+ */
+export function routeContentFollowsShell(router: RenderedRouter): boolean {
+  const [root, child] = router.state.matches;
+  return (
+    router.options.scrollRestoration === true &&
+    root?.status === 'success' &&
+    root.globalNotFound !== true &&
+    child !== undefined
+  );
+}
+
+/** Subscribe before hydration starts: `onRendered` may come in the same pass as the shell. */
+export function whenPageHydrated(
+  router: RenderedRouter,
+  shellCommitted: Promise<void>,
+): Promise<void> {
+  const routeRendered = new Promise<void>((resolve) => {
+    const unsubscribe = router.subscribe('onRendered', () => {
+      unsubscribe();
+      resolve();
+    });
+  });
+  return shellCommitted.then(() => (routeContentFollowsShell(router) ? routeRendered : undefined));
+}
+
+/**
+ * Whether the router still shows the route the page was loaded on. Tracing starts after
+ * hydration, and the TanStack Router integration names the page load after the route the router
+ * shows *then*: after a quick navigation (before the late chunk arrived) that would be the next
+ * page's name on the first page's load, so late-monitoring.ts leaves that page load out.
+ * Framework-free through a structural type, like router-not-found.ts, to be unit tested.
+ */
+
+export interface RouterLocation {
+  pathname: string;
+  search: unknown;
+}
+
+export interface PageLoadRouter {
+  state: { location: RouterLocation };
+  matchRoutes(
+    pathname: string,
+    search: unknown,
+    options: { preload: boolean; throwOnError: boolean },
+  ): ReadonlyArray<{ routeId: string }>;
+}
+
+/** The route a page load is named after: the last match, as the integration picks it. */
+export function routeIdOf(router: PageLoadRouter, location: RouterLocation): string | undefined {
+  const matches = router.matchRoutes(location.pathname, location.search, {
+    preload: false,
+    throwOnError: false,
+  });
+  return matches.at(-1)?.routeId;
+}
+
+export function showsPageLoadRoute(router: PageLoadRouter, pageLoad: RouterLocation): boolean {
+  return routeIdOf(router, pageLoad) === routeIdOf(router, router.state.location);
+}
+
+/**
+ * Whether the SDK's offline store holds envelopes that an earlier visit could not send. The SDK
+ * sends them when it starts (`flushAtStartup`, browser-options.ts), but it loads only when this
+ * page needs it (decision 0950), so the page looks first, without the SDK. The names are the
+ * SDK's defaults (@sentry/browser 11.12, transports/offline.js), which browser-options.ts keeps.
+ */
+export const OFFLINE_DATABASE = 'sentry-offline';
+export const OFFLINE_STORE = 'queue';
+
+export async function offlineStoreHasEnvelopes(factory?: IDBFactory): Promise<boolean> {
+  try {
+    // Read inside the `try`: where storage is blocked, reading it can throw.
+    const databases = factory ?? globalThis.indexedDB;
+    if (!databases) return false;
+    // Opening a database that does not exist would create it empty, without the store, and the
+    // SDK, which creates the store only when it creates the database, could then store nothing.
+    // Where the browser cannot list its databases, the SDK looks instead.
+    if (typeof databases.databases !== 'function') return true;
+    const existing = await databases.databases();
+    if (!existing.some((database) => database.name === OFFLINE_DATABASE)) return false;
+    const opening = databases.open(OFFLINE_DATABASE);
+    // Deleted since it was listed (site data cleared, another tab): opening would create it
+    // empty. Aborting the upgrade removes it again, and the open fails.
+    opening.onupgradeneeded = () => opening.transaction?.abort();
+    const database = await requested(opening);
+    try {
+      if (!database.objectStoreNames.contains(OFFLINE_STORE)) return false;
+      const store = database.transaction(OFFLINE_STORE, 'readonly').objectStore(OFFLINE_STORE);
+      return (await requested(store.count())) > 0;
+    } finally {
+      database.close();
+    }
+  } catch {
+    // Storage refused (private mode, a quota, a policy): the SDK could not use it either.
+    return false;
+  }
+}
+
+function requested<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/**
+ * Whether the SDK would send a report: not noise by the filters it is given (filters.ts, wired
+ * in browser-options.ts as `ignoreErrors`, `denyUrls` and `beforeSend`). The app hands this rule
+ * to the recorder when it starts: noise is neither kept (a ResizeObserver notice can come every
+ * frame and would crowd the 64 places before a real error) nor a reason to load the SDK, and
+ * never leaves by beacon.
+ */
+const NO_CONTEXT = { environment: '', release: '', userAgent: '', sdk: { name: '', version: '' } };
+
+export function isWorthSending({ report, original }: Recorded): boolean {
+  if (isResizeObserverLoopNotice(report.message)) return false;
+  const event = minimalEvent(report, NO_CONTEXT);
+  if (!('exception' in event)) return true;
+  const innermost = event.exception.values[0]?.stacktrace?.frames.at(-1)?.filename;
+  if (innermost && isExtensionUrl(innermost)) return false;
+  // Only an error that was thrown here is known as thrown: one from an earlier page is facts.
+  return !isNoiseEvent(event as unknown as ErrorEvent, { originalException: original });
 }

@@ -10,11 +10,9 @@ import { ErrorFallback } from '#app/components/ErrorFallback';
 import { InboxNavLink } from '#app/components/InboxNavLink';
 import { NotFound } from '#app/components/NotFound';
 import { RecorderScript } from '#app/components/RecorderScript';
-import { SiteConfigScript } from '#app/components/SiteConfigScript';
-import { useSiteConfig } from '#app/components/use-site-config';
 import { pageTitle } from '#app/document-title';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
-import type { RouterContext } from '#app/site-config';
+import { type RouterContext, SiteConfigScript, useSiteConfig } from '#app/site-config';
 import appCss from '#app/styles/app.css?url';
 
 export const Route = createRootRouteWithContext<RouterContext>()({

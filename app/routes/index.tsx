@@ -6,7 +6,7 @@ import {
   getRuntimeHealth,
   runtimeHealthForPage,
 } from '#app/server/app-info.functions';
-import type { RuntimeHealth } from '#app/server/health/runtime-health.server';
+import type { RuntimeHealth } from '#app/server/health/event-loop.server';
 
 export const Route = createFileRoute('/')({
   loader: async () => ({

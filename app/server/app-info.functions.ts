@@ -11,7 +11,7 @@ import {
   latestRuntimeHealth,
   nextRuntimeHealth,
   type RuntimeHealth,
-} from './health/runtime-health.server';
+} from './health/event-loop.server';
 
 export type MonitoringSummary =
   | { kind: 'local-inbox' }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import packageJson from '../../package.json';
 import {
   cgroupCpuDirsOf,
@@ -16,7 +16,7 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { processShared } from './process-shared.server';
-import { spotlightSidecarUrl } from './spotlight/sidecar-url';
+import { spotlightSidecarUrl } from './spotlight.server';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;

@@ -22,12 +22,12 @@ import {
 } from './inbox/inbox-access.server';
 import { SESSION_MAX_AGE_MS } from './inbox/inbox-sessions';
 import { warnLimited } from './logging/rate-limited-log';
-import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
 import {
   SIGN_IN_LOCKOUT_MS,
   SIGN_IN_MAX_FAILURES,
   SIGN_IN_WINDOW_MS,
 } from './security/sign-in-limiter';
+import { formPostRefusalOf, refusalResponse } from './security/state-change-guard';
 
 /** One fixed kind for every failed sign-in line: at most 20 a minute whoever guesses. */
 const FAILED_SIGN_IN = 'sign-in failed';

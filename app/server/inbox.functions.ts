@@ -36,7 +36,7 @@ import type {
 } from './inbox/store/inbox-database.server';
 import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
 import { wellFormed } from './inbox/well-formed';
-import { formPostRefusalOf, refusalResponse } from './security/form-post-guard';
+import { formPostRefusalOf, refusalResponse } from './security/state-change-guard';
 
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { formatDsn, organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import type { ServerConfig } from './env.server';
 
 /** The DSN this app's events are sent with: SENTRY_DSN, or the built-in local inbox DSN. */

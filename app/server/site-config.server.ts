@@ -1,9 +1,8 @@
 /**
- * The site config (app/site-config.ts) of this process, computed from the environment once:
+ * The site config (app/site-config.tsx) of this process, computed from the environment once:
  * it changes only with a restart, so no request pays for it.
  */
-import { publicConfigOf } from '#app/monitoring/public-config';
-import type { SiteConfig } from '#app/site-config';
+import { publicConfigOf, type SiteConfig } from '#app/site-config';
 import { type ServerConfig, serverConfig } from './env.server';
 import { reportingDsn } from './monitoring-mode.server';
 import { processShared } from './process-shared.server';

@@ -1,7 +1,7 @@
 // Part 2: the server's memory while 2,000 slow clients hold connections (trickled tunnel bodies,
 // headers that never end), whether /health answers meanwhile, and what is left once they close.
 // Local inbox mode: there the tunnel holds each envelope whole until it is stored, the mode in
-// which slow bodies cost memory (app/server/tunnel/byte-budget.ts).
+// which slow bodies cost memory (app/server/tunnel/client-limits.ts).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { descriptorLimits, nextMessage, rssMiB, sleep, stop } from './children.mjs';

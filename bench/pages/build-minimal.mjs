@@ -15,8 +15,8 @@ const VINXI_CLI = join(ROOT, 'node_modules/vinxi/bin/cli.mjs');
 /** Files outside its folder that the minimal build depends on. */
 const SHARED_INPUTS = [
   'package-lock.json',
-  'app/server/health/runtime-health.server.ts',
-  'app/server/health/event-loop-windows.server.ts',
+  'app/server/health/event-loop.server.ts',
+  'app/server/health/event-loop.server.ts',
   'app/server/process-shared.server.ts',
   'app/styles/app.css',
   'public/favicon.svg',

@@ -1,4 +1,4 @@
-// app/server/health/event-loop-windows.server.ts and runtime-health.server.ts in plain JS for
+// app/server/health/event-loop.server.ts and runtime-health.server.ts in plain JS for
 // the bare React server (no build step): one monitor in back-to-back windows, and the home page
 // waits for the end of the next whole window, every page in the meantime on the same promise,
 // as the app's does.

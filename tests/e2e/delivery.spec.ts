@@ -27,7 +27,7 @@ const app = appWithFakeSentry((fake) => ({
   SENTRY_TRACES_SAMPLE_RATE: '0',
 }));
 
-const SDK_CHUNK = /\/_build\/assets\/(late-sdk|vendor-sentry)-[\w-]+\.js$/;
+const SDK_CHUNK = /\/_build\/assets\/(sdk-loader|vendor-sentry)-[\w-]+\.js$/;
 
 /** Error events received with this message, one entry per arrival. */
 const arrivals = (message: string) =>

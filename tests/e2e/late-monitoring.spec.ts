@@ -1,7 +1,7 @@
 /**
  * For a traced page view (here every one), the Sentry SDK, its offline store and tracing load
- * after hydration (app/monitoring/late-sdk.ts and late-tracing.ts, in the `late-sdk`,
- * `vendor-sentry`, `late-tracing` and `sentry-tracing` chunks); errors are caught from the first
+ * after hydration (app/monitoring/sdk-loader.ts and tracing.ts, in the `sdk-loader`,
+ * `vendor-sentry`, `tracing` and `sentry-tracing` chunks); errors are caught from the first
  * script on by the page's recorder (app/monitoring/recorder/recorder.ts). Decisions 0830, 0910,
  * 0950 (sdk-on-demand.spec.ts: a page view that is not traced).
  * The tests hold back the route's chunk (so the page cannot hydrate) or the late chunks (so the
@@ -36,7 +36,7 @@ const app = appWithFakeSentry((fake) => ({
 }));
 
 const LATE_CHUNK =
-  /\/_build\/assets\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-[\w-]+\.js$/;
+  /\/_build\/assets\/(sdk-loader|vendor-sentry|tracing|sentry-tracing)-[\w-]+\.js$/;
 const ABOUT_CHUNK = /\/_build\/assets\/about-[\w-]+\.js$/;
 
 /** Holds back the page's requests for matching URLs until released, then lets them through or fails them. */
@@ -126,7 +126,7 @@ test('the page load trace keeps the navigation start and the route name though t
     timeOrigin: performance.timeOrigin,
     lateChunksArrived: performance
       .getEntriesByType('resource')
-      .filter((entry) => /\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-/.test(entry.name))
+      .filter((entry) => /\/(sdk-loader|vendor-sentry|tracing|sentry-tracing)-/.test(entry.name))
       .map((entry) => (entry as PerformanceResourceTiming).responseEnd),
   }));
   const startAfterNavigationMs = (pageLoad?.startTimestamp ?? 0) * 1000 - timing.timeOrigin;
@@ -344,7 +344,7 @@ function watchLateChunkRequests() {
     for (const record of records) {
       for (const node of record.addedNodes) {
         const url = (node as HTMLLinkElement).href || (node as HTMLScriptElement).src || '';
-        const chunk = /\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-[\w-]+\.js$/.exec(
+        const chunk = /\/(sdk-loader|vendor-sentry|tracing|sentry-tracing)-[\w-]+\.js$/.exec(
           url,
         )?.[1];
         if (chunk) requests.push({ chunk, contentHydrated });
@@ -367,9 +367,9 @@ test('the late chunks are requested only once React owns the page', async ({ pag
       ).__lateChunkRequests,
   );
   expect(requests.map((request) => request.chunk).sort()).toEqual([
-    'late-sdk',
-    'late-tracing',
+    'sdk-loader',
     'sentry-tracing',
+    'tracing',
     'vendor-sentry',
   ]);
   expect(requests.filter((request) => !request.contentHydrated)).toEqual([]);

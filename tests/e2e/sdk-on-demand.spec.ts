@@ -6,7 +6,7 @@
  */
 
 import { expect, type Page, test } from '@playwright/test';
-import { OFFLINE_DATABASE, OFFLINE_STORE } from '#app/monitoring/offline-store';
+import { OFFLINE_DATABASE, OFFLINE_STORE } from '#app/monitoring/start-browser-monitoring';
 import { errorEvents, errorMessages, sessionUpdates } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
@@ -18,8 +18,7 @@ const app = appWithFakeSentry((fake) => ({
   SENTRY_TRACES_SAMPLE_RATE: '0',
 }));
 
-const SDK_CHUNK =
-  /\/_build\/assets\/(late-sdk|vendor-sentry|late-tracing|sentry-tracing)-[\w-]+\.js$/;
+const SDK_CHUNK = /\/_build\/assets\/(sdk-loader|vendor-sentry|tracing|sentry-tracing)-[\w-]+\.js$/;
 
 /** The SDK's chunks the page requests, by name, from now on. */
 function watchSdkChunks(page: Page): string[] {
@@ -72,7 +71,7 @@ test('the first error loads the SDK (errors only), arrives with its stack, and m
   const [event] = errorEvents(app.ingest.received);
   expect(event?.frames.at(-1)?.function).toBe('throwsAfterHydration');
   expect(event?.mechanism).toBe('auto.browser.global_handlers.onerror');
-  expect(chunks.toSorted()).toEqual(['late-sdk', 'vendor-sentry']);
+  expect(chunks.toSorted()).toEqual(['sdk-loader', 'vendor-sentry']);
 
   // The SDK continued the page's session: the same id, no second start.
   await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
@@ -90,7 +89,7 @@ test('noise does not load the SDK: a ResizeObserver loop notice', async ({ page 
   // Then a real error: the SDK loads for it, and the notice, caught before, is still dropped.
   await throwInPage(page, 'real, after the notice');
   await expect.poll(() => errorMessages(app.ingest.received)).toEqual(['real, after the notice']);
-  expect(chunks.toSorted()).toEqual(['late-sdk', 'vendor-sentry']);
+  expect(chunks.toSorted()).toEqual(['sdk-loader', 'vendor-sentry']);
 });
 
 test('a flood of noise first does not crowd out the real error after it', async ({ page }) => {
@@ -158,7 +157,7 @@ test('envelopes an earlier visit left in the offline store load the SDK, which s
   const chunks = watchSdkChunks(page);
   await openHydrated(page, '/');
   await expect.poll(() => errorMessages(app.ingest.received)).toEqual(['left by an earlier visit']);
-  expect(chunks.toSorted()).toEqual(['late-sdk', 'vendor-sentry']);
+  expect(chunks.toSorted()).toEqual(['sdk-loader', 'vendor-sentry']);
 
   // Sent, the store is empty: the next page view loads nothing again.
   const next = watchSdkChunks(page);

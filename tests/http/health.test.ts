@@ -1,10 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
 import packageJson from '../../package.json';

@@ -1,7 +1,7 @@
 /**
  * The scripts a page loads before hydration hold no Sentry SDK at all; the recorder is inline:
- * the SDK with its offline store (`vendor-sentry`, our `late-sdk`) and tracing (`sentry-tracing`,
- * our `late-tracing`) are imported after hydration, when the page needs them, and the SDK never
+ * the SDK with its offline store (`vendor-sentry`, our `sdk-loader`) and tracing (`sentry-tracing`,
+ * our `tracing`) are imported after hydration, when the page needs them, and the SDK never
  * brings tracing with it (docs/decisions/0830-*.md, 0910-*.md, 0950-*.md). Read from what the
  * server sends: the page's scripts and modulepreloads, and every chunk they import statically.
  * This is also the check build/client-chunks.ts relies on after an SDK upgrade.
@@ -91,7 +91,7 @@ describe('scripts before hydration', () => {
       const scripts = await scriptsBeforeHydration(path);
       const names = [...scripts.keys()].map(chunkName);
       expect(names).toEqual(expect.arrayContaining(['client', 'app']));
-      for (const late of ['vendor-sentry', 'sentry-tracing', 'late-sdk', 'late-tracing'])
+      for (const late of ['vendor-sentry', 'sentry-tracing', 'sdk-loader', 'tracing'])
         expect(names).not.toContain(late);
       for (const [script, code] of scripts) {
         for (const marker of [...SDK_MARKERS, ...TRACING_MARKERS])
@@ -124,15 +124,15 @@ describe('scripts before hydration', () => {
   it('the app imports the SDK and tracing only with import()', async () => {
     const scripts = await scriptsBeforeHydration('/about');
     const app = [...scripts].find(([path]) => chunkName(path) === 'app')?.[1] ?? '';
-    expect(app).toMatch(/import\(["']\.\/late-sdk-[\w-]{8}\.js["']\)/);
-    expect(app).toMatch(/import\(["']\.\/late-tracing-[\w-]{8}\.js["']\)/);
+    expect(app).toMatch(/import\(["']\.\/sdk-loader-[\w-]{8}\.js["']\)/);
+    expect(app).toMatch(/import\(["']\.\/tracing-[\w-]{8}\.js["']\)/);
   });
 
   it('the SDK loaded for an error brings no tracing with it', () => {
-    for (const name of ['late-sdk', 'vendor-sentry']) {
+    for (const name of ['sdk-loader', 'vendor-sentry']) {
       const imports = staticImportsOf(chunkNamed(name)?.code ?? '').map(chunkName);
       expect(imports, name).not.toContain('sentry-tracing');
-      expect(imports, name).not.toContain('late-tracing');
+      expect(imports, name).not.toContain('tracing');
     }
   });
 });

@@ -1,13 +1,13 @@
 /**
- * The real browser SDK, started as the page starts it (app/monitoring/browser-client.ts), with a
+ * The real browser SDK, started as the page starts it (app/monitoring/sdk-loader.ts), with a
  * transport that keeps every envelope instead of sending it: for the unit tests that hold our
  * hand-written envelopes to what the SDK itself writes.
  */
 import type { Envelope } from '@sentry/core';
-import { startBrowserClient } from '#app/monitoring/browser-client';
 import { browserOptions } from '#app/monitoring/browser-options';
 import type { PageSession } from '#app/monitoring/page-session';
-import type { PublicConfig } from '#app/monitoring/public-config';
+import { startBrowserClient } from '#app/monitoring/sdk-loader';
+import type { PublicConfig } from '#app/site-config';
 
 /** A site config as a page in local inbox mode gets it, tracing off. */
 export const TEST_PUBLIC_CONFIG: PublicConfig = {

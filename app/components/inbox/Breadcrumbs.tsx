@@ -1,5 +1,5 @@
 import type { BreadcrumbDetail } from '#app/server/inbox/inbox-event';
-import { formatUtc, isoOf } from './format-time';
+import { formatUtc, isoOf } from './format';
 
 /** Longer text (or more than one line) is folded to its first line, to be opened. */
 const ONE_LINE = 120;

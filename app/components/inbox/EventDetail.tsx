@@ -1,9 +1,12 @@
+/**
+ * One event of an issue as /errors shows it: the facts (time, release, environment, browser),
+ * then the stack and breadcrumbs.
+ */
 import { Link } from '@tanstack/react-router';
-import type { UnshownEvent } from '#app/server/inbox/inbox-event';
+import type { EventSummary, UnshownEvent } from '#app/server/inbox/inbox-event';
 import type { ShownEvent } from '#app/server/inbox.functions';
 import { Breadcrumbs } from './Breadcrumbs';
-import { EventFacts } from './EventFacts';
-import { formatUtc, isoOf } from './format-time';
+import { formatUtc, isoOf } from './format';
 import { StackTrace } from './StackTrace';
 
 /**
@@ -108,4 +111,41 @@ function EventNav({ issueId, event }: { issueId: number; event: ShownEvent }) {
 export function headline(event: { type: string; message: string }): string {
   if (event.type && event.message) return `${event.type}: ${event.message}`;
   return event.type || event.message || '(no message)';
+}
+
+/**
+ * The facts the list and the detail view both show about an event, as `<dt>`/`<dd>` pairs for
+ * the caller's `<dl>`. The digest only appears for server-side failures, which carry one.
+ */
+export function EventFacts({
+  event,
+  withRelease = false,
+}: {
+  event: EventSummary;
+  withRelease?: boolean;
+}) {
+  return (
+    <>
+      <dt>Level</dt>
+      <dd className={`level level-${event.level}`}>{event.level}</dd>
+      <dt>Page</dt>
+      <dd className="inbox-url">{event.url ?? 'no page URL'}</dd>
+      <dt>Environment</dt>
+      <dd>{event.environment ?? 'not set'}</dd>
+      {withRelease ? (
+        <>
+          <dt>Release</dt>
+          <dd>{event.release ?? 'not set'}</dd>
+        </>
+      ) : null}
+      {event.digest ? (
+        <>
+          <dt>Digest</dt>
+          <dd>
+            <code>{event.digest}</code>
+          </dd>
+        </>
+      ) : null}
+    </>
+  );
 }

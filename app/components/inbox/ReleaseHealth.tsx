@@ -1,6 +1,6 @@
 import type { ReleaseHealth as Health } from '#app/server/inbox/store/inbox-database.server';
-import { countOf } from './count-of';
-import { EnvironmentBadge } from './EnvironmentBadge';
+import { countOf } from './format';
+import { EnvironmentBadge } from './IssueList';
 
 /**
  * Release health from the session updates the SDK sends: per release and environment, the

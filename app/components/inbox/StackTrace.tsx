@@ -1,5 +1,5 @@
 import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/stack-view';
-import { countOf } from './count-of';
+import { countOf } from './format';
 
 /**
  * Each exception with its frames, most recent call first: our own frames open, with the source

@@ -1,5 +1,5 @@
 import type { IssueDetail } from '#app/server/inbox/store/inbox-database.server';
-import { countOf } from './count-of';
+import { countOf } from './format';
 
 /** The tags a reader looks at first, in this order, with the names Sentry gives them. */
 const FIRST: Array<[key: string, label: string]> = [

@@ -7,10 +7,8 @@
  * linked causes, contexts, debug ids) is the SDK's, when it loads.
  * Part of the inline recorder (recorder.ts).
  */
-import { isInAppFrame } from '../in-app';
-import { MAX_STACK_FRAMES } from '../stack-limit';
-import type { Report } from './report';
-import type { SdkMetadata } from './sdk-metadata';
+import { isInAppFrame, MAX_STACK_FRAMES } from '../in-app';
+import type { Report, SdkMetadata } from './report';
 
 /** What an envelope says besides the report: the site config's monitoring part, and the browser. */
 export interface EnvelopeContext {

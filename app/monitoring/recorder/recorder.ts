@@ -31,10 +31,11 @@ import {
   type ReportKind,
   type ReportMechanism,
   randomEventId,
+  SDK_METADATA,
+  type SdkMetadata,
   thrownFacts,
 } from './report';
 import { openReportStore, REPORT_QUEUE_SIZE } from './report-store';
-import { SDK_METADATA, type SdkMetadata } from './sdk-metadata';
 
 /** Where the page finds the recorder: `window.__monitoringRecorder`. */
 export const RECORDER_GLOBAL = '__monitoringRecorder';
@@ -51,7 +52,7 @@ export function pageRecorder(): Recorder | undefined {
  * itself: the app claims it as its entry starts, long before that, unless its scripts failed.
  */
 export const ALONE_AFTER_MS = 5_000;
-/** The site config's element (app/site-config.ts), read for the DSN only when sending alone. */
+/** The site config's element (app/site-config.tsx), read for the DSN only when sending alone. */
 export const CONFIG_ELEMENT_ID = 'site-config';
 
 /** A report, and while the page lives, what was thrown (for the SDK's linked errors, filters). */
@@ -60,7 +61,7 @@ export interface Recorded {
   original?: unknown;
 }
 
-/** What takes the reports over: the SDK (late-sdk.ts). */
+/** What takes the reports over: the SDK (sdk-loader.ts). */
 export interface ReportReceiver {
   receive(recorded: Recorded): void;
 }

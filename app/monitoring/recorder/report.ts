@@ -1,6 +1,12 @@
 /**
+ * A report as the recorder keeps it (the facts of one error, with its id and time), and the SDK
+ * metadata it is sent with.
+ */
+import { SDK_VERSION } from '@sentry/core';
+
+/**
  * What the recorder keeps of one report: plain facts, JSON that survives a reload, never a
- * Sentry event. The SDK makes the event from them with its own code (app/monitoring/late-sdk.ts);
+ * Sentry event. The SDK makes the event from them with its own code (app/monitoring/sdk-loader.ts);
  * only when a report must leave without the SDK does minimal-envelope.ts write one by hand.
  * Part of the inline recorder (recorder.ts): no imports beyond this folder, a few hundred bytes.
  */
@@ -97,3 +103,16 @@ export function ownScriptOf(target: EventTarget | null, origin: string): string 
         : undefined;
   return url?.startsWith(`${origin}/_build/`) ? url : undefined;
 }
+
+/**
+ * The SDK's name and version as its envelopes carry them (`applySdkMetadata(options, 'react')`),
+ * for the envelopes written without it. Only the inline recorder imports this: in the app's
+ * bundle, any import of @sentry/core would load the SDK's chunk before hydration
+ * (build/client-chunks.ts); the app reads it from the recorder instead.
+ */
+export interface SdkMetadata {
+  name: string;
+  version: string;
+}
+
+export const SDK_METADATA: SdkMetadata = { name: 'sentry.javascript.react', version: SDK_VERSION };

@@ -1,15 +1,12 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
-import { ClearInbox } from '#app/components/inbox/ClearInbox';
-import { countOf } from '#app/components/inbox/count-of';
-import { IssueFilters } from '#app/components/inbox/IssueFilters';
-import { IssueList } from '#app/components/inbox/IssueList';
+import { countOf } from '#app/components/inbox/format';
+import { ClearInbox, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
+import { IssueFilters, IssueList } from '#app/components/inbox/IssueList';
 import { ReleaseHealth, receivedLine } from '#app/components/inbox/ReleaseHealth';
-import { SignOut } from '#app/components/inbox/SignOut';
-import { StorageProblem } from '#app/components/inbox/StorageProblem';
-import { useSiteConfig } from '#app/components/use-site-config';
 import { pageTitle } from '#app/document-title';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
+import { useSiteConfig } from '#app/site-config';
 import { inboxPagesOnly } from './-inbox-only';
 import { type IssueListSearch, issueListFiltersOf, issueListSearchOf } from './-issue-search';
 

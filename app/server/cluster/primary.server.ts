@@ -1,4 +1,26 @@
 /**
+ * The cluster's primary: reads the environment, serves here (WEB_CONCURRENCY=1) or starts one
+ * worker per core, restarts the ones that die (with a growing delay) and drains them at shutdown.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { type ServerConfig, serverConfig } from '#app/server/env.server';
+import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+} from '#app/server/monitoring-mode.server';
+import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
+import {
+  isWorkerHealthMessage,
+  REPORT_EVERY_MS,
+  SERVER_HEALTH,
+  type ServerHealthMessage,
+  WORKER_NUMBER_VARIABLE,
+} from './worker-link.server';
+
+/**
  * The built server's first process (`npm start`, `node .output/server/index.mjs`): it reads the
  * environment, and with WEB_CONCURRENCY above 1 it stays the primary of a node:cluster and
  * starts that many workers, each a whole server (../node/node-server.server.ts) on the same
@@ -18,20 +40,6 @@
  * Built on its own, beside the server (`.output/server/cluster-primary.mjs`, build/server-side-files.ts):
  * the server's own chunks set up nitro's app as they load, which the primary must not.
  */
-import cluster, { type Worker } from 'node:cluster';
-import { type ServerConfig, serverConfig } from '#app/server/env.server';
-import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
-import { warnLimited } from '#app/server/logging/rate-limited-log';
-import {
-  describeInboxAccess,
-  describeMonitoring,
-  describeSpotlight,
-} from '#app/server/monitoring-mode.server';
-import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
-import { restartDelayMs } from './restart-delay';
-import { isWorkerHealthMessage, SERVER_HEALTH, type ServerHealthMessage } from './server-health';
-import { REPORT_EVERY_MS, WORKER_NUMBER_VARIABLE } from './worker-link.server';
-
 /** Past the workers' own drain bound, the primary stops waiting for them. */
 const DRAIN_GRACE_MS = SHUTDOWN_DRAIN_MS + 10_000;
 /** A worker not heard from for this long is not answering: /health says so. */
@@ -286,4 +294,22 @@ function exitOf(code: number | null, signal: string | null): string {
 
 function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * How long the primary waits before it starts a worker again in place of one that stopped
+ * (./primary.server.ts): at once for a worker that had run a while, doubling for one that keeps
+ * stopping soon after its start, so a crash loop costs a line and a fork every 30 s, not a
+ * machine's worth of forks. Pure.
+ */
+
+export const FIRST_RESTART_DELAY_MS = 100;
+export const MAX_RESTART_DELAY_MS = 30_000;
+/** A worker that served this long was not crash-looping: the next restart is quick again. */
+export const STABLE_AFTER_MS = 60_000;
+
+/** `previousMs`: the delay before the stopped worker's own start (undefined: it was the first). */
+export function restartDelayMs(previousMs: number | undefined, livedMs: number): number {
+  if (previousMs === undefined || livedMs >= STABLE_AFTER_MS) return FIRST_RESTART_DELAY_MS;
+  return Math.min(MAX_RESTART_DELAY_MS, Math.max(FIRST_RESTART_DELAY_MS, previousMs * 2));
 }

@@ -1,13 +1,16 @@
 /**
+ * The link between a worker and the primary: each worker reports its troubles, the primary
+ * tells every worker the server's health (server-wide /health from any worker).
+ */
+import cluster from 'node:cluster';
+import { processShared } from '#app/server/process-shared.server';
+
+/**
  * A worker's side of the cluster (./primary.server.ts starts the workers): which worker this
  * process is, its troubles sent to the primary every 500 ms (its sign of life too), and the
  * primary's view of the whole server kept for /health (./server-health.ts). Nothing here runs
  * in a plain process.
  */
-import cluster from 'node:cluster';
-import { processShared } from '#app/server/process-shared.server';
-import { isServerHealthMessage, type ServerHealthMessage, WORKER_HEALTH } from './server-health';
-
 /** Set by the primary for each worker it starts: its number, 1…WEB_CONCURRENCY. */
 export const WORKER_NUMBER_VARIABLE = 'SERVER_WORKER';
 /**
@@ -44,4 +47,113 @@ export function linkToPrimary(ownReasons: () => string[]): void {
     if (process.connected) process.send?.({ type: WORKER_HEALTH, reasons: ownReasons() });
   };
   setInterval(report, REPORT_EVERY_MS).unref();
+}
+
+/**
+ * /health for the whole server when it runs as several workers: the worker that answers knows
+ * its own troubles first hand, and the others' from the primary, which collects what each
+ * worker reports and tells them all (./primary.server.ts, ./worker-link.server.ts). Pure: the
+ * messages they exchange over the cluster's IPC channel, and how a worker reads them.
+ */
+
+export const WORKER_HEALTH = 'start-monitoring:worker-health';
+export const SERVER_HEALTH = 'start-monitoring:server-health';
+
+/** A worker's current troubles (`trouble: detail`, ../health/health-signals.ts), every 500 ms. */
+export interface WorkerHealthMessage {
+  type: typeof WORKER_HEALTH;
+  reasons: string[];
+}
+
+/** The primary's view, sent to every worker whenever it changes. */
+export interface ServerHealthMessage {
+  type: typeof SERVER_HEALTH;
+  /** Workers the server runs (WEB_CONCURRENCY resolved). */
+  workers: number;
+  /** When the server started (the primary), ms since the epoch: /health's uptime. */
+  startedAt: number;
+  /** Workers listening and heard from lately, by number (1…workers). */
+  serving: number[];
+  /** Workers listening but not heard from for a while: their event loop is stuck. */
+  silent: number[];
+  /** Every worker's last reported troubles, by number; a worker reads the others'. */
+  reasons: Record<string, string[]>;
+}
+
+export interface ServerHealth {
+  /** Every worker's troubles, each naming its worker, and any worker not serving. */
+  reasons: string[];
+  workers: { up: number; of: number };
+}
+
+export function isWorkerHealthMessage(message: unknown): message is WorkerHealthMessage {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === WORKER_HEALTH &&
+    isStringList((message as { reasons?: unknown }).reasons)
+  );
+}
+
+export function isServerHealthMessage(message: unknown): message is ServerHealthMessage {
+  if (typeof message !== 'object' || message === null) return false;
+  const { type, workers, startedAt, serving, silent, reasons } =
+    message as Partial<ServerHealthMessage>;
+  return (
+    type === SERVER_HEALTH &&
+    typeof workers === 'number' &&
+    typeof startedAt === 'number' &&
+    isNumberList(serving) &&
+    isNumberList(silent) &&
+    typeof reasons === 'object' &&
+    reasons !== null &&
+    Object.values(reasons).every(isStringList)
+  );
+}
+
+/**
+ * What worker `own.worker` answers for the server: its own troubles as they are now, the other
+ * serving workers' as last reported, and one `workers-down` reason while any is not serving
+ * (crashed and not yet back, or stuck). Before the primary's first view, only its own.
+ */
+export function serverHealthOf(
+  own: { worker: number; reasons: readonly string[] },
+  view: ServerHealthMessage | undefined,
+  workers: number,
+): ServerHealth {
+  const serving = new Set(view?.serving ?? []);
+  serving.add(own.worker);
+  const silent = new Set((view?.silent ?? []).filter((worker) => worker !== own.worker));
+  const reasons = own.reasons.map((reason) => `${reason} (worker ${own.worker})`);
+  for (let worker = 1; worker <= workers; worker++) {
+    if (worker === own.worker || !serving.has(worker)) continue;
+    for (const reason of view?.reasons[worker] ?? []) reasons.push(`${reason} (worker ${worker})`);
+  }
+  const down = view
+    ? range(workers).filter((worker) => !serving.has(worker) && !silent.has(worker))
+    : [];
+  const of = `(${serving.size} of ${workers} are)`;
+  if (down.length > 0) {
+    reasons.push(`workers-down: ${workersAre(down)} not serving ${of}`);
+  }
+  if (silent.size > 0) {
+    reasons.push(`workers-down: ${workersAre([...silent])} not answering ${of}`);
+  }
+  return { reasons, workers: { up: serving.size, of: workers } };
+}
+
+function workersAre(numbers: number[]): string {
+  return numbers.length === 1 ? `worker ${numbers[0]} is` : `workers ${numbers.join(', ')} are`;
+}
+
+function range(count: number): number[] {
+  return Array.from({ length: count }, (_, index) => index + 1);
+}
+
+function isNumberList(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'number');
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

@@ -4,7 +4,7 @@
  * request's `Accept-Encoding` allows. Shared by the build and the server, so both agree on
  * which names are variants. Decision: docs/decisions/0820-precompressed-assets.md.
  */
-import { decodedPath } from '../node/decoded-path';
+import { decodedPath } from '../node/entry-refusals';
 
 /** File suffix → `Content-Encoding`, in the names nitro's static handler looks for. */
 export const PRECOMPRESSED_SUFFIXES = { '.br': 'br', '.gz': 'gzip' } as const;

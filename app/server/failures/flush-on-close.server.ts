@@ -3,8 +3,7 @@
  * little for its failure reports still on their way, so the events of its last moments are
  * not lost with the process. Bounded, so a hanging Sentry cannot hold the shutdown.
  */
-import { flushServerReports } from './sentry-client.server';
-import { reportsInFlight } from './transports.server';
+import { flushServerReports, reportsInFlight } from './sentry-client.server';
 
 /** Well inside the usual 10–30 s between an orchestrator's SIGTERM and its SIGKILL. */
 export const FLUSH_ON_CLOSE_MS = 2_000;

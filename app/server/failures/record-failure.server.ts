@@ -12,9 +12,8 @@ import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { failureBlock } from './dev-failure-block';
 import { rememberServerFailure } from './dev-overlay.server';
-import { computeDigest } from './digest.server';
 import { type FailureContext, type FailurePhase, failureLogLine } from './log-line';
-import { isPublicServerError, PublicServerError } from './public-error.server';
+import { computeDigest, isPublicServerError, PublicServerError } from './public-error.server';
 import { reportServerFailure } from './sentry-client.server';
 
 interface Original {

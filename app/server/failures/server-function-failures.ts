@@ -1,4 +1,17 @@
 /**
+ * A server function's failure, one flow: the body limit checked before anything reads the call,
+ * an invalid input answered 400 as the caller's fault, any other failure recorded and answered
+ * with the public error; each refusal is one warning line.
+ */
+import { isNotFound, isRedirect } from '@tanstack/react-router';
+import { createMiddleware, startSerializer } from '@tanstack/react-start';
+import { getWebRequest } from '@tanstack/react-start/server';
+import * as v from 'valibot';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { SERVER_FUNCTION_BASE } from '#app/start-1.120/server-function-calls';
+import { captureServerFailure } from './record-failure.server';
+
+/**
  * Global server-function middleware: a server function that throws is recorded once and
  * answered with the public error only. Called over HTTP with input its validator refuses, it
  * is the caller's fault: a 400 naming the fields, one warning line, no failure record and no
@@ -6,18 +19,6 @@
  * The `.server()` body is stripped from the client bundle by Start's compiler, and with it the
  * server-only imports.
  */
-import { isNotFound, isRedirect } from '@tanstack/react-router';
-import { createMiddleware, startSerializer } from '@tanstack/react-start';
-import { getWebRequest } from '@tanstack/react-start/server';
-import { warnLimited } from '#app/server/logging/rate-limited-log';
-import {
-  describeInvalidInput,
-  invalidInputIssues,
-} from '#app/server/server-function-calls/invalid-input';
-import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
-import { SERVER_FUNCTION_BASE } from '#app/server/server-function-calls/server-function-id';
-import { captureServerFailure } from './record-failure.server';
-
 export const serverFunctionFailures = createMiddleware()
   .client(async ({ next }) => {
     try {
@@ -75,4 +76,157 @@ function requestOf(): { method: string; url?: string } {
   } catch {
     return { method: 'UNKNOWN' };
   }
+}
+
+/**
+ * Whether a server function failed because its validator refused the caller's input, and the
+ * short description a caller gets back. Pure: the decision is tested without a server.
+ *
+ * A validator fails in one of two shapes in Start 1.120:
+ * - `v.parse(Schema, input)` in a validator function throws valibot's ValiError;
+ * - a schema passed to `.validator()` is run through Standard Schema by Start, which throws a
+ *   plain Error whose message is the issues as JSON (the input values inside).
+ * A handler of ours that lets a ValiError escape for its own data would be taken for the
+ * caller's fault too: handlers check their own data with `v.safeParse` and throw their own error.
+ */
+export interface InputIssue {
+  /** Dot path of the offending field; '' for the input as a whole. */
+  path: string;
+  message: string;
+}
+
+/** V8's words when JSON.stringify meets a BigInt. */
+const BIGINT_ISSUES = /^Do not know how to serialize a BigInt$/;
+
+/** Caps that keep the answer and the warning line short whatever the input was. */
+const MAX_ISSUES = 3;
+const MAX_PATH_CHARS = 100;
+const MAX_MESSAGE_CHARS = 160;
+
+/** The issues of a validator failure, or undefined for any other error. */
+export function invalidInputIssues(error: unknown): InputIssue[] | undefined {
+  // Start's serializer reads `{"$bigint":"1"}` as a BigInt; the validator refuses it, and Start
+  // then fails to write the issues (they hold the input) as JSON: a TypeError, not the issues.
+  if (error instanceof TypeError && BIGINT_ISSUES.test(error.message)) {
+    return [{ path: '', message: 'a BigInt, which no input here takes' }];
+  }
+  if (error instanceof v.ValiError) {
+    return error.issues.map((issue) => ({
+      path: v.getDotPath(issue) ?? pathOf(issue.path),
+      message: issue.message,
+    }));
+  }
+  return standardSchemaIssues(error);
+}
+
+/** One line for the caller and the log: paths and messages, never the values themselves. */
+export function describeInvalidInput(issues: readonly InputIssue[]): string {
+  const shown = issues.slice(0, MAX_ISSUES).map((issue) => {
+    const message = clip(oneLine(issue.message), MAX_MESSAGE_CHARS);
+    return issue.path === '' ? message : `${clip(oneLine(issue.path), MAX_PATH_CHARS)}: ${message}`;
+  });
+  const more = issues.length > MAX_ISSUES ? ` (and ${issues.length - MAX_ISSUES} more)` : '';
+  return `invalid input: ${shown.join('; ')}${more}`;
+}
+
+// Start's execValidator: `throw new Error(JSON.stringify(result.issues, undefined, 2))`.
+function standardSchemaIssues(error: unknown): InputIssue[] | undefined {
+  if (!(error instanceof Error) || error.constructor !== Error) return undefined;
+  if (!error.message.startsWith('[')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(error.message);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return undefined;
+  const issues: InputIssue[] = [];
+  for (const issue of parsed) {
+    if (typeof issue !== 'object' || issue === null || typeof issue.message !== 'string') {
+      return undefined;
+    }
+    issues.push({ path: pathOf(issue.path), message: issue.message });
+  }
+  return issues;
+}
+
+/** A Standard Schema path (keys, or objects carrying `key`) as a dot path. */
+function pathOf(path: unknown): string {
+  if (!Array.isArray(path)) return '';
+  return path
+    .map((item) => (typeof item === 'object' && item !== null ? item.key : item))
+    .map((key) => (typeof key === 'string' || typeof key === 'number' ? String(key) : '?'))
+    .join('.');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The one warning line for a server function call refused as the caller's fault (413, 411,
+ * 405, 400): a caller's mistake is worth a line, never a failure record or a Sentry event.
+ * Pure; what the caller sent is clipped, so a hostile path cannot make the line long.
+ */
+const MAX_ID_CHARS = 200;
+const MAX_REASON_CHARS = 600;
+
+export function refusalLogLine(
+  status: number,
+  reason: string,
+  method: string | undefined,
+  functionId: string | undefined,
+): string {
+  const id = clip(functionId ?? '(no id)', MAX_ID_CHARS);
+  const why = clip(reason.replace(/\s+/g, ' '), MAX_REASON_CHARS);
+  return `[server-fn] ${status} ${why}: ${clip(method ?? '?', 20)} ${id}`;
+}
+
+/**
+ * How large a server function call's body may be: pure policy, applied by our node entry before
+ * nitro, h3 or Start touch the request (Start reads a whole body into memory, with no limit).
+ * Why 64 KiB and why 411: docs/decisions/0603-server-function-bodies.md.
+ */
+
+/**
+ * The largest body a server function call may carry. Our calls carry a few fields (a page
+ * number, an event id, a form's token); a client building anything near this is broken or hostile.
+ */
+export const SERVER_FUNCTION_MAX_BODY_BYTES = 64 * 1024;
+
+export interface BodyRefusal {
+  status: 411 | 413;
+  reason: string;
+}
+
+/**
+ * The refusal for a body announced by these headers, or undefined when it may be read.
+ * A declared length is enforced by Node's parser (it never hands over more than it), so it
+ * is the bound. A body without one (chunked) is refused with 411 instead of counted: every
+ * client of ours (Start's fetcher, a plain HTML form, fetch with a string or FormData) sends
+ * Content-Length, and refusing keeps the body unread, where counting would mean re-feeding a
+ * consumed stream to h3 and Start.
+ */
+export function bodyLimitRefusal(headers: {
+  'content-length'?: string;
+  'transfer-encoding'?: string;
+}): BodyRefusal | undefined {
+  const declared = headers['content-length'];
+  if (declared === undefined) {
+    if (headers['transfer-encoding'] === undefined) return undefined;
+    return { status: 411, reason: 'a server function call needs a Content-Length' };
+  }
+  // Node has already refused a Content-Length that is not a number (400).
+  const length = Number(declared);
+  if (length > SERVER_FUNCTION_MAX_BODY_BYTES) {
+    return {
+      status: 413,
+      reason: `body of ${length} bytes is over the limit of ${SERVER_FUNCTION_MAX_BODY_BYTES}`,
+    };
+  }
+  return undefined;
 }

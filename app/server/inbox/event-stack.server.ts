@@ -12,7 +12,7 @@ import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import { type ExceptionDetail, exceptionsOf, storedEventOf } from './inbox-event';
 import { type BuildMaps, buildMaps } from './source-maps/build-maps.server';
-import { debugImagesOf } from './source-maps/debug-images';
+import { debugImagesOf } from './source-maps/map-store';
 import { resolveEventFrames, resolveTopFrame } from './source-maps/resolve-event';
 import { type ExceptionView, stackAsItCame, stackViewOf } from './stack-view';
 

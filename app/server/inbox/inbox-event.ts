@@ -4,7 +4,7 @@
  * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/is-record';
-import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/source-context';
+import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/resolve-frame';
 
 /** Short fields (level, type, environment, digest) are clipped: they are labels. */
 const MAX_LABEL = 100;

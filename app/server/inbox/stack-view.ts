@@ -6,8 +6,7 @@
  */
 import type { ExceptionDetail, StackFrame } from './inbox-event';
 import type { ResolvedEvent } from './source-maps/resolve-event';
-import type { FrameResolution } from './source-maps/resolve-frame';
-import type { SourceContext } from './source-maps/source-context';
+import type { FrameResolution, SourceContext } from './source-maps/resolve-frame';
 
 export interface FrameView {
   functionName?: string;

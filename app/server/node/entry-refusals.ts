@@ -1,4 +1,10 @@
 /**
+ * What the built server's entry refuses before nitro sees a request: bad paths and hosts, methods
+ * no route takes, and the build's hidden files (manifests, source maps). Pure.
+ */
+import { identityPathOf } from '../compression/precompressed';
+
+/**
  * What the server's entry refuses before any route sees it: malformed paths, hosts and methods.
  * Each would otherwise reach Start, which throws on it (a 500, a failure logged and reported),
  * or reach a route under a spelling its policy does not know. Pure.
@@ -75,3 +81,44 @@ function isHost(value: string): boolean {
 
 /** Methods no route of ours answers, refused with 405 (TRACE made Start throw: a 500 each). */
 export const REFUSED_METHODS = new Set(['TRACE', 'TRACK', 'CONNECT']);
+
+/**
+ * Files in the build's public folder that are for the server and tools, not for visitors:
+ * vite's manifests (they map every source file to its chunk) and source maps, in any encoding
+ * (`manifest.json.br`, `x.js.map.gz`). The build moves maps out of `.output/public`
+ * (build/move-source-maps.ts) and compresses neither (build/precompress-public-files.ts); this
+ * is the second line of defence, under the client's `/_build/` and the server routers'
+ * `/assets/` that vinxi copies there.
+ */
+export function isHiddenBuildFile(path: string): boolean {
+  const file = withoutEncodingSuffixes(withoutTrailingSlashes(decodedPath(path)));
+  if (file.startsWith('/assets/')) return file.endsWith('.map');
+  if (!file.startsWith('/_build/')) return false;
+  return file.split('/').includes('.vite') || file.endsWith('.map');
+}
+
+/** nitro's static handler drops a trailing slash before it looks the file up. */
+function withoutTrailingSlashes(path: string): string {
+  return path.replace(/\/+$/, '');
+}
+
+function withoutEncodingSuffixes(path: string): string {
+  let file = path;
+  for (let identity = identityPathOf(file); identity; identity = identityPathOf(file)) {
+    file = identity;
+  }
+  return file;
+}
+
+/**
+ * A request path as nitro's static handler and the router will read it: percent-decoded, so
+ * that `/_build/%2Evite/…` is judged as `/_build/.vite/…`. A malformed escape stays as it came
+ * (nothing decodes it into something else later).
+ */
+export function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,4 +1,13 @@
 /**
+ * Graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close idle
+ * connections, run nitro's close hooks; and the one flag that says the process is draining.
+ */
+import type { Server } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+import { thisWorker } from '#app/server/cluster/worker-link.server';
+import { processShared } from '#app/server/process-shared.server';
+
+/**
  * SIGTERM / SIGINT: stop accepting, let in-flight requests finish (up to a bound), deliver the
  * failure reports still on their way (nitro's `close` hook, app/server/failures/flush-on-close),
  * then exit. Unlike `server.close()`, which drops idle kept-alive connections at once (and with
@@ -6,11 +15,6 @@
  * after it answered a request (every answer during shutdown says `Connection: close`, see the
  * entry) or after it stayed idle for a while.
  */
-import type { Server } from 'node:http';
-import { Server as NetServer, type Socket } from 'node:net';
-import { thisWorker } from '#app/server/cluster/worker-link.server';
-import { isShuttingDown, markShuttingDown } from './shutdown-state.server';
-
 /** In-flight requests get this long to finish before their connections are cut. */
 export const SHUTDOWN_DRAIN_MS = 20_000;
 /** During shutdown, a connection idle this long is closed: no request is on its way on it. */
@@ -80,4 +84,15 @@ function busy(sockets: Set<HttpSocket>): number {
   let count = 0;
   for (const socket of sockets) if (socket._httpMessage) count++;
   return count;
+}
+
+/** Whether this process has begun its graceful shutdown: one flag per process. */
+const state = processShared('shutdown-state', () => ({ shuttingDown: false }));
+
+export function isShuttingDown(): boolean {
+  return state.shuttingDown;
+}
+
+export function markShuttingDown(): void {
+  state.shuttingDown = true;
 }

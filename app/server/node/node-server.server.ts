@@ -1,4 +1,59 @@
 /**
+ * The built server: the one place where every request arrives, before nitro and TanStack Start.
+ */
+import '#nitro-internal-pollyfills';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Server, type ServerResponse } from 'node:http';
+import { findSourceMap } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { toNodeListener } from 'h3';
+import Negotiator from 'negotiator';
+import { useNitroApp } from 'nitropack/runtime';
+import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
+import { workerShareOf } from '#app/server/cluster/worker-count';
+import { linkToPrimary, thisWorker } from '#app/server/cluster/worker-link.server';
+import { isVariantRequest } from '#app/server/compression/precompressed';
+import { serverConfig } from '#app/server/env.server';
+import { bodyLimitRefusal, refusalLogLine } from '#app/server/failures/server-function-failures';
+import {
+  answerHealth,
+  healthSignals,
+  isHealthPath,
+  thisProcessReasons,
+} from '#app/server/health/health.server';
+import { localInbox, prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+} from '#app/server/monitoring-mode.server';
+import { clientKeyOf } from '#app/server/security/client-key';
+import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
+import { createClientSlots } from '#app/server/tunnel/client-limits';
+import { isTunnelPath, theTunnel } from '#app/server/tunnel/tunnel-instance.server';
+import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
+import { createAdmission } from './admission';
+import { hostRefusal, isHiddenBuildFile, pathRefusal, REFUSED_METHODS } from './entry-refusals';
+import { handleShutdownSignals, isShuttingDown } from './graceful-shutdown.server';
+import { lagMonitor, requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding.server';
+import { stampPeerAddress } from './peer-address';
+import { shareConnections } from './per-client-connections.server';
+import { cacheControlOf, listPublicFiles } from './public-files.server';
+import {
+  CONCURRENT_RENDERS,
+  CONCURRENT_SERVER_FUNCTION_CALLS,
+  descriptorLimitOf,
+  MAX_RENDER_WAIT_MS,
+  MAX_WAITING_RENDERS,
+  RENDER_TURN_BUDGET_MS,
+  SERVER_FUNCTION_CALLS_PER_CLIENT,
+  SERVER_FUNCTION_TURN_BUDGET_MS,
+  serverLimits,
+} from './server-limits';
+
+/**
  * The built server (loaded by ./node-server.entry.ts once source maps are on): the one
  * place where every request arrives, before nitro and TanStack Start. It owns what nitro's
  * entry leaves at Node's defaults:
@@ -17,63 +72,6 @@
  * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md,
  * 0820-precompressed-assets.md.
  */
-import '#nitro-internal-pollyfills';
-import { readFileSync } from 'node:fs';
-import { Server, type ServerResponse } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { toNodeListener } from 'h3';
-import Negotiator from 'negotiator';
-import { useNitroApp } from 'nitropack/runtime';
-import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
-import { workerShareOf } from '#app/server/cluster/worker-count';
-import { linkToPrimary, thisWorker } from '#app/server/cluster/worker-link.server';
-import { isVariantRequest } from '#app/server/compression/precompressed';
-import { serverConfig } from '#app/server/env.server';
-import { answerHealth, thisProcessReasons } from '#app/server/health/health-endpoint.server';
-import { isHealthPath } from '#app/server/health/health-report';
-import { healthSignals } from '#app/server/health/health-signals.server';
-import { localInbox, prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
-import { warnLimited } from '#app/server/logging/rate-limited-log';
-import {
-  describeInboxAccess,
-  describeMonitoring,
-  describeSpotlight,
-} from '#app/server/monitoring-mode.server';
-import { clientKeyOf } from '#app/server/security/client-key';
-import { baseSecurityHeaders } from '#app/server/security/security-headers';
-import { bodyLimitRefusal } from '#app/server/server-function-calls/body-limit';
-import { refusalLogLine } from '#app/server/server-function-calls/refusal-log-line';
-import {
-  SERVER_FUNCTION_BASE,
-  serverFunctionIdOf,
-} from '#app/server/server-function-calls/server-function-id';
-import { createClientSlots } from '#app/server/tunnel/client-share';
-import { theTunnel } from '#app/server/tunnel/tunnel-instance.server';
-import { isTunnelPath } from '#app/server/tunnel/tunnel-path';
-import { createAdmission } from './admission';
-import { cacheControlOf } from './cache-policy';
-import { decodeLoadedSourceMaps } from './decode-source-maps.server';
-import { hostRefusal, pathRefusal, REFUSED_METHODS } from './entry-refusals';
-import { lagMonitor } from './event-loop-lag.server';
-import { handleShutdownSignals } from './graceful-shutdown.server';
-import { isHiddenBuildFile } from './hidden-files';
-import { requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding';
-import { stampPeerAddress } from './peer-address';
-import { shareConnections } from './per-client-connections.server';
-import { listPublicFiles } from './public-files.server';
-import {
-  CONCURRENT_RENDERS,
-  CONCURRENT_SERVER_FUNCTION_CALLS,
-  descriptorLimitOf,
-  MAX_RENDER_WAIT_MS,
-  MAX_WAITING_RENDERS,
-  RENDER_TURN_BUDGET_MS,
-  SERVER_FUNCTION_CALLS_PER_CLIENT,
-  SERVER_FUNCTION_TURN_BUDGET_MS,
-  serverLimits,
-} from './server-limits';
-import { isShuttingDown } from './shutdown-state.server';
-
 // Not a React hook: nitro's accessor for the app its plugins have set up.
 // biome-ignore lint/correctness/useHookAtTopLevel: a nitro runtime function named like a hook
 const nitroApp = useNitroApp();
@@ -357,3 +355,30 @@ function readDescriptorLimit(): number | undefined {
 }
 
 export default {};
+
+/**
+ * Decodes the source maps of the server's loaded chunks now, before the server listens.
+ * Node decodes a chunk's map the first time a stack passes through it: for nitro's main chunk
+ * (a 1.3 MB map) that took 155–235 ms, blocking the event loop at the first failure after a
+ * start, when the failure's own report and every visitor were waiting. Here it costs the same
+ * once, while nobody is waiting (docs/decisions/0701-server-source-maps.md).
+ */
+/** The number of maps decoded: one per chunk under `serverDir` that is loaded and has a map. */
+export function decodeLoadedSourceMaps(serverDir: string): number {
+  let decoded = 0;
+  // index.mjs and chunks/: node_modules beside them is copied as it is, with no maps.
+  for (const file of [join(serverDir, 'index.mjs'), ...chunkFiles(join(serverDir, 'chunks'))]) {
+    // Undefined for a chunk not loaded yet (its map is decoded at its first stack) or with no map.
+    if (findSourceMap(pathToFileURL(file).href) !== undefined) decoded++;
+  }
+  return decoded;
+}
+
+function chunkFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.mjs'))
+      files.push(join(entry.parentPath, entry.name));
+  }
+  return files;
+}

@@ -1,4 +1,15 @@
 /**
+ * The cross-site guard for every call that changes state: the Host/Origin rule, the global
+ * server-function middleware that applies it, and the stricter rule for the inbox's forms.
+ */
+
+import { createMiddleware } from '@tanstack/react-start';
+import { getWebRequest } from '@tanstack/react-start/server';
+import { serverConfig } from '#app/server/env.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { isLoopbackHost } from './loopback';
+
+/**
  * Which state-changing requests are refused for where they come from: pure policy, used by the
  * server-function middleware (./state-change-guard-middleware.ts) for every POST to a server
  * function (the inbox's clear and sign-in forms among them).
@@ -12,9 +23,6 @@
  *   `Sec-Fetch-Site` must not say cross-site: a form on another site cannot post here.
  * A request with neither (curl, a server) is not a browser's cross-site request.
  */
-
-import { isLoopbackHost } from './loopback';
-
 export interface StateChangeRequest {
   method: string;
   host: string | null;
@@ -54,4 +62,87 @@ export function stateChangeRefusal(
 function hostMatches(host: string, allowed: string): boolean {
   if (host === allowed) return true;
   return !/:\d+$/.test(allowed) && host.replace(/:\d+$/, '') === allowed;
+}
+
+/**
+ * Global server-function middleware: a POST from a Host or Origin that may not change state
+ * here gets a 403 before the function runs (policy: ./state-change-guard.ts). The `.server()`
+ * body, and with it the server-only imports, is stripped from the client bundle by Start.
+ */
+export const stateChangeGuard = createMiddleware().server(async ({ next, functionId }) => {
+  const request = getWebRequest();
+  if (request) {
+    const refusal = stateChangeRefusal(
+      {
+        method: request.method,
+        host: request.headers.get('host'),
+        origin: request.headers.get('origin'),
+        fetchSite: request.headers.get('sec-fetch-site'),
+      },
+      serverConfig().allowedHosts,
+    );
+    if (refusal) {
+      warnLimited(
+        'server-fn 403',
+        `[server-fn] 403 ${refusal}: ${request.method} ${functionId} with Host ${JSON.stringify(request.headers.get('host'))}`,
+      );
+      throw new Response(refusal, {
+        status: 403,
+        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+      });
+    }
+  }
+  return next();
+});
+
+/**
+ * The inbox's forms that change something (clear, sign-in, sign-out), guarded against
+ * cross-site requests: a rule of their own on top of the one for every state-changing call
+ * (./state-change-guard.ts).
+ */
+export type FormPostRequest = StateChangeRequest;
+
+export interface FormPostRefusal {
+  status: 403 | 405;
+  reason: string;
+}
+
+/**
+ * Why a form's request is refused, or undefined when it may go ahead. `action` completes
+ * "Only POST …" ("clears the inbox").
+ * Start 1.120's server-function handler also accepts GET whatever the declared method, and a
+ * cross-site GET (an `<img>`, a link) carries no Origin, while a GET puts its input in the URL
+ * (and so in access logs and history): so only POST. The rest is the rule for every
+ * state-changing call (./state-change-guard.ts); the Host list is the global middleware's to
+ * check, so here any Host is judged only against the Origin it came with.
+ */
+export function formPostRefusal(
+  request: FormPostRequest,
+  action: string,
+): FormPostRefusal | undefined {
+  if (request.method !== 'POST') return { status: 405, reason: `Only POST ${action}` };
+  const reason = stateChangeRefusal(request, 'any');
+  return reason === undefined ? undefined : { status: 403, reason };
+}
+
+/** The same, for the request a server function is serving (none: refused as a GET). */
+export function formPostRefusalOf(
+  request: Request | undefined,
+  action: string,
+): FormPostRefusal | undefined {
+  return formPostRefusal(
+    {
+      method: request?.method ?? 'GET',
+      origin: request?.headers.get('origin') ?? null,
+      host: request?.headers.get('host') ?? null,
+      fetchSite: request?.headers.get('sec-fetch-site') ?? null,
+    },
+    action,
+  );
+}
+
+/** The refusal as the answer a server function throws (a 405 names the method it takes). */
+export function refusalResponse(refusal: FormPostRefusal): Response {
+  const headers: Record<string, string> = refusal.status === 405 ? { Allow: 'POST' } : {};
+  return new Response(refusal.reason, { status: refusal.status, headers });
 }

@@ -1,8 +1,9 @@
 /**
- * Which envelopes the tunnel accepts and where they go. Built once from the configured DSNs,
- * so a request costs one map lookup and, usually, one string comparison.
- * Framework-free; the DSN rules themselves live in app/monitoring/dsn.ts.
+ * Which Sentry project a report may go to: the query (o, p, r) parsed, then judged against the
+ * allow-list of DSNs. Pure.
  */
+
+import * as v from 'valibot';
 import {
   type Dsn,
   envelopeUrlOf,
@@ -14,6 +15,11 @@ import {
   tunnelTargetOf,
 } from '#app/monitoring/dsn';
 
+/**
+ * Which envelopes the tunnel accepts and where they go. Built once from the configured DSNs,
+ * so a request costs one map lookup and, usually, one string comparison.
+ * Framework-free; the DSN rules themselves live in app/monitoring/dsn.ts.
+ */
 export interface Destination {
   dsn: Dsn;
   target: TunnelTarget;
@@ -64,4 +70,38 @@ export function createAllowList(dsns: readonly Dsn[], localInboxDsn?: string): A
       return candidates.find((candidate) => sameDsn(candidate.dsn, parsed));
     },
   };
+}
+
+/**
+ * The tunnel's query, `?o=ORG&p=PROJECT[&r=REGION]`, validated before the body is touched.
+ * Framework-free: a string in, a target or a reason out.
+ */
+const digits = (name: string) =>
+  v.pipe(
+    v.string(`query parameter "${name}" is required`),
+    v.regex(/^\d{1,20}$/, `query parameter "${name}" must be 1 to 20 decimal digits`),
+  );
+
+export const TunnelQuerySchema = v.object({
+  o: digits('o'),
+  p: digits('p'),
+  r: v.optional(
+    v.pipe(v.string(), v.regex(/^[a-z]{2}$/, 'query parameter "r" must be two lowercase letters')),
+  ),
+});
+
+export type TunnelQueryResult = { ok: true; target: TunnelTarget } | { ok: false; reason: string };
+
+/** Parses the query part of a request URL (everything after the first `?`, or the whole URL). */
+export function parseTunnelQuery(url: string): TunnelQueryResult {
+  const mark = url.indexOf('?');
+  const params = new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1));
+  const result = v.safeParse(TunnelQuerySchema, {
+    o: params.get('o') ?? undefined,
+    p: params.get('p') ?? undefined,
+    r: params.get('r') ?? undefined,
+  });
+  if (!result.success) return { ok: false, reason: result.issues[0].message };
+  const { o, p, r } = result.output;
+  return { ok: true, target: r === undefined ? { o, p } : { o, p, r } };
 }

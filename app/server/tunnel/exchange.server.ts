@@ -1,17 +1,19 @@
 /**
+ * How one tunnel exchange is answered: once, then drained or closed gently; the 408 deadline for
+ * a body that stops arriving.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { clientKeyOf } from '#app/server/security/client-key';
+import { clientRateHeaders, clientShareHeaders } from './client-limits';
+import { type TunnelOptions, tunnelLogLine } from './tunnel.server';
+
+/**
  * One POST /monitoring exchange: what has been read so far, and the ways it is answered. Every
  * path answers exactly once. An answer that leaves a body unread for good (408, 413, 502, 504)
  * closes the connection once written; the other rejections drain the rest politely until the
  * body deadline (docs/decisions/0101, 0104).
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { clientKeyOf } from '#app/server/security/client-key';
-import { clientRateHeaders } from './client-rate';
-import { clientShareHeaders } from './client-share';
-import { closeGently } from './close-gently.server';
-import { tunnelLogLine } from './tunnel-messages';
-import type { TunnelOptions } from './tunnel-options';
-
 /** How much of a rejected body is read and dropped before the connection is closed instead. */
 const DISCARD_AT_LEAST = 8 * 1024 * 1024;
 
@@ -204,4 +206,55 @@ export class Exchange {
     this.req.off('end', reader.onEnd);
     this.readers = this.readers.filter((other) => other !== reader);
   }
+}
+
+/**
+ * The whole envelope must arrive within `bodyTimeoutMs` of the start of the exchange, else 408
+ * and the connection is closed (docs/decisions/0104): a trickling client must not hold a
+ * socket, or a forward to Sentry, for as long as it likes.
+ */
+export function enforceBodyDeadline(exchange: Exchange): void {
+  const { req } = exchange;
+  if (req.complete) return;
+  const timer = setTimeout(() => onBodyDeadline(exchange), exchange.options.bodyTimeoutMs);
+  const clear = () => clearTimeout(timer);
+  // Not the response's 'close': that comes once the answer is out, while a rejected body
+  // may still be draining, and the deadline must bound that too.
+  req.once('end', clear);
+  req.once('close', clear);
+}
+
+function onBodyDeadline(exchange: Exchange): void {
+  if (exchange.req.complete) return;
+  if (exchange.answered) {
+    // A rejection still draining, or Sentry answered early: the rest is not worth waiting for.
+    exchange.closeAfterAnswer();
+    return;
+  }
+  // Sentry must never get a complete envelope: the request is cut short, as for a 413.
+  exchange.cancelForward?.();
+  exchange.rejectAndClose(408, `envelope not complete within ${exchange.options.bodyTimeoutMs} ms`);
+}
+
+/**
+ * Closing a connection after an answer without losing the answer to a reset.
+ */
+/**
+ * How long a connection closed after an answer may linger, still read and dropped, before it is
+ * destroyed: time for the client to read the answer and close its side.
+ */
+const CLOSE_LINGER_MS = 2_000;
+
+/**
+ * Ends our side (FIN) and keeps reading until the client closes, at most CLOSE_LINGER_MS. A
+ * destroy at once, with a still-sending client's bytes arriving, makes the kernel answer with a
+ * reset, and a reset can make the client's kernel drop the answer it has not yet read: under
+ * load, one slow client in twenty never saw its 408.
+ */
+export function closeGently(socket: Socket): void {
+  if (socket.destroyed) return;
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), CLOSE_LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }

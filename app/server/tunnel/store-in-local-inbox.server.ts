@@ -7,7 +7,7 @@
  */
 import { ingestErrorCode, rejectionStatus } from '#app/server/inbox/store/ingest-protocol';
 import { type Exchange, PLAIN_TEXT } from './exchange.server';
-import { errorMessageOf, tunnelLogLine } from './tunnel-messages';
+import { errorMessageOf, tunnelLogLine } from './tunnel.server';
 
 const BUSY_HEADERS = { 'retry-after': '5' };
 

@@ -1,4 +1,7 @@
-/** The process's tunnel, built once from serverConfig() on first use. */
+/**
+ * The process's tunnel, built once from serverConfig(), and the one path it answers
+ * (/monitoring).
+ */
 import { workerShareOf } from '#app/server/cluster/worker-count';
 import { serverConfig } from '#app/server/env.server';
 import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
@@ -6,14 +9,17 @@ import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { localInboxDsnOf } from '#app/server/monitoring-mode.server';
 import { processShared } from '#app/server/process-shared.server';
 import { createAllowList } from './allow-list';
-import { createByteBudget, localBufferLimits } from './byte-budget';
-import { CLIENT_RATE_LIMITS, createClientRate } from './client-rate';
-import { createClientSlots } from './client-share';
-import { createTunnel } from './tunnel.server';
-import { tunnelLogKind } from './tunnel-messages';
-import type { TunnelHandler } from './tunnel-options';
+import {
+  CLIENT_RATE_LIMITS,
+  createByteBudget,
+  createClientRate,
+  createClientSlots,
+  localBufferLimits,
+} from './client-limits';
+import { createTunnel, type TunnelHandler, tunnelLogKind } from './tunnel.server';
 import { createUpstream, POOL_SOCKETS } from './upstream.server';
 
+/** The process's tunnel, built once from serverConfig() on first use. */
 /**
  * Envelopes one client may have streaming to Sentry at once: an eighth of the streaming pool
  * (upstream.server.ts), so it takes 8 clients to hold it, and none can hold the whole pool.
@@ -53,4 +59,15 @@ function createTheTunnel(): TunnelHandler {
     localInbox().ingestThread().start();
   }
   return tunnel;
+}
+
+/** The tunnel answers at exactly this path; the router's prefix match also sends /monitoringX and /monitoring/x. */
+export const TUNNEL_PATH = '/monitoring';
+
+/** Whether a raw request URL (path and query, as received) is the tunnel. */
+export function isTunnelPath(rawUrl: string): boolean {
+  if (!rawUrl.startsWith(TUNNEL_PATH)) return false;
+  const next = rawUrl.charCodeAt(TUNNEL_PATH.length);
+  // End of string, '?' or '#'.
+  return Number.isNaN(next) || next === 0x3f || next === 0x23;
 }

@@ -1,4 +1,19 @@
 /**
+ * The tunnel: the request's path (method, query, allow-list, length, header line, Sentry or
+ * inbox), its options as arguments, and the lines and statuses it answers with.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TunnelTarget } from '#app/monitoring/dsn';
+import { type AllowList, type Destination, parseTunnelQuery } from './allow-list';
+import type { ByteBudget, ClientRate, ClientSlots } from './client-limits';
+import { parseEnvelopeHeader, readHeaderLine } from './envelope-header.server';
+import { Exchange, enforceBodyDeadline } from './exchange.server';
+import { forwardToSentry } from './forward-to-sentry.server';
+import { storeInLocalInbox } from './store-in-local-inbox.server';
+import type { Upstream } from './upstream.server';
+
+/**
  * The tunnel over plain Node streams: one POST /monitoring exchange, from the query check to
  * Sentry's answer. Framework-free (node:http request and response in, nothing thrown out), so
  * the h3 glue stays thin and the benchmark can run it on a bare node:http server too.
@@ -7,17 +22,6 @@
  * line (at most 64 KiB read) → header DSN → forwarded to Sentry byte for byte, or (local inbox
  * mode) stored → answered, exactly once, within the body deadline (docs/decisions/0101, 0104).
  */
-import type { Destination } from './allow-list';
-import { enforceBodyDeadline } from './body-deadline.server';
-import { parseEnvelopeHeader } from './envelope-header';
-import { Exchange } from './exchange.server';
-import { forwardToSentry } from './forward-to-sentry.server';
-import { parseTunnelQuery } from './query-schema';
-import { readHeaderLine } from './read-header-line.server';
-import { storeInLocalInbox } from './store-in-local-inbox.server';
-import { internalErrorLine, noAllowedDsnReason } from './tunnel-messages';
-import type { TunnelHandler, TunnelOptions } from './tunnel-options';
-
 export function createTunnel(options: TunnelOptions): TunnelHandler {
   return (req, res) =>
     new Promise<void>((done) => {
@@ -96,4 +100,79 @@ function route(
     exchange.options.log(internalErrorLine(error));
     exchange.reject(500, 'tunnel error');
   }
+}
+
+/**
+ * What the tunnel is given. Every dependency is an argument, so the same core runs in the app,
+ * on a bare node:http server (tests/unit/tunnel) and in the benchmark.
+ */
+export interface TunnelOptions {
+  allowList: AllowList;
+  maxBytes: number;
+  /** How long Sentry has to answer, from the moment the forward begins. */
+  timeoutMs: number;
+  /** How long the client has to send the whole envelope, from the start of the exchange. */
+  bodyTimeoutMs: number;
+  upstream: Upstream;
+  /**
+   * Where envelopes for the local inbox DSN go; resolves once stored, with the event's id as
+   * the store normalised it. A rejection answers by its IngestError code
+   * (app/server/inbox/store/ingest-protocol.ts): `rejected` 400 with its reason (what Relay
+   * refuses), `busy` 503, anything else 500.
+   */
+  storeLocally(envelope: Uint8Array): Promise<{ eventId?: string }>;
+  /**
+   * What local envelopes being received may hold in memory: per client (then 429) and all
+   * together (then 503).
+   */
+  localBuffer: ByteBudget;
+  /** Each client's rate into the local inbox: envelopes and bytes (then 429). */
+  localRate: ClientRate;
+  /**
+   * Envelopes whose body is still arriving, per client, forwarded to Sentry or stored in the
+   * local inbox (then 429): slow uploads serve a request, so no eviction closes them.
+   */
+  streamingForwards: ClientSlots;
+  /** One line per rejected or failed request; never envelope contents. */
+  log(line: string): void;
+  /** Lines a flood of requests would repeat, rate-limited per kind (a fixed label). */
+  logLimited(kind: string, line: string): void;
+  /** Also log every forwarded envelope. */
+  debug: boolean;
+}
+
+export type TunnelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * The tunnel's words: its log lines and the reasons it answers with. Pure, so that what an
+ * operator reads is tested as a table (tests/unit/server/tunnel/tunnel.test.ts).
+ */
+/** One log line per rejected or failed request: `[tunnel] STATUS reason`. */
+export function tunnelLogLine(status: number, reason: string): string {
+  return `[tunnel] ${status} ${reason}`;
+}
+
+/**
+ * The rate-limit kind of a tunnel log line (app/server/logging/rate-limited-log.ts): its status,
+ * so that a flood of 400s cannot hide the first 502 from Sentry. `[tunnel] 403 …` is
+ * `tunnel 403`; a line with no status is `tunnel`.
+ */
+export function tunnelLogKind(line: string): string {
+  const status = /^\[tunnel\] (\d{3}) /.exec(line)?.[1];
+  return status ? `tunnel ${status}` : 'tunnel';
+}
+
+/** A thrown value's message, for the log only: it may name server paths. */
+export function errorMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A bug caught before it could take the server down: logged, answered 500. */
+export function internalErrorLine(error: unknown): string {
+  return tunnelLogLine(500, `internal error: ${errorMessageOf(error)}`);
+}
+
+/** The 403 reason when no allowed DSN has the query's organisation, project and region. */
+export function noAllowedDsnReason({ o, p, r }: TunnelTarget): string {
+  return `no allowed DSN for o=${o} p=${p}${r ? ` r=${r}` : ''}`;
 }

@@ -1,7 +1,6 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Histogram } from '#app/components/inbox/Histogram';
-import { Sparkline } from '#app/components/inbox/Sparkline';
+import { Histogram, Sparkline } from '#app/components/inbox/Charts';
 
 const bars = (selector: string) =>
   [...document.querySelectorAll<SVGRectElement>(selector)].map((bar) => ({

@@ -1,16 +1,16 @@
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
-import { errorIntegrations } from '#app/monitoring/browser-client';
 import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
 import {
   EXTENSION_URLS,
+  LOCAL_INBOX_DSN,
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from '#app/monitoring/filters';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
-import type { PublicConfig } from '#app/monitoring/public-config';
+import { errorIntegrations } from '#app/monitoring/sdk-loader';
+import type { PublicConfig } from '#app/site-config';
 
-// Stands for the offline transport late-sdk.ts gives.
+// Stands for the offline transport sdk-loader.ts gives.
 const offlineTransport: BrowserTransportFactory = () =>
   makeFetchTransport({ url: '', recordDroppedEvent: () => {} });
 

@@ -1,5 +1,4 @@
-import type { ErrorEvent } from '@sentry/core';
-import { shouldIgnoreSpan } from '@sentry/core';
+import { type ErrorEvent, shouldIgnoreSpan } from '@sentry/core';
 import { notFound, redirect } from '@tanstack/react-router';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +12,7 @@ import {
   isRouterControlFlow,
   NOT_FOUND_SEGMENTS,
   type SegmentSummary,
+  showsNotFound,
 } from '#app/monitoring/filters';
 
 const PAGE = 'http://127.0.0.1:3000/';
@@ -231,5 +231,22 @@ describe('isIncompleteRouterSegment', () => {
     ['a segment without an op', segment('Pageload', undefined), false],
   ])('%s -> %s', (_name, summary, expected) => {
     expect(isIncompleteRouterSegment(summary)).toBe(expected);
+  });
+});
+
+describe('showsNotFound', () => {
+  it.each([
+    ['no matches', [], false],
+    ['every match loaded', [{ status: 'success' }, { status: 'success' }], false],
+    [
+      'a loader or beforeLoad threw notFound()',
+      [{ status: 'success' }, { status: 'notFound' }],
+      true,
+    ],
+    ['the path matched only a prefix (fuzzy)', [{ status: 'success', globalNotFound: true }], true],
+    ['a failed match is an error, not a not-found', [{ status: 'error' }], false],
+    ['still pending', [{ status: 'pending' }], false],
+  ])('%s: %s', (_name, matches, expected) => {
+    expect(showsNotFound(matches)).toBe(expected);
   });
 });

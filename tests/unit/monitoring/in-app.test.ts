@@ -1,6 +1,11 @@
 import type { StackFrame } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { isInAppFrame, LIBRARY_CHUNKS, markInAppFrames } from '#app/monitoring/in-app';
+import {
+  isInAppFrame,
+  LIBRARY_CHUNKS,
+  limitStackFrames,
+  markInAppFrames,
+} from '#app/monitoring/in-app';
 import { clientChunkOf } from '../../../build/client-chunks';
 
 const ASSETS = 'https://app.example.com/_build/assets';
@@ -23,7 +28,7 @@ describe('isInAppFrame', () => {
     [`${ASSETS}/client-CW0JEvFH.js`, true],
     [`${ASSETS}/EventList-CQ1rRdFU.js`, true],
     [`${ASSETS}/route-BL9ndFoj.js`, true],
-    [`${ASSETS}/late-sdk-ChD1Lf38.js`, true],
+    [`${ASSETS}/sdk-loader-ChD1Lf38.js`, true],
     // A name that only starts like a library chunk is a route's.
     [`${ASSETS}/vendors-list-AbCdEfGh.js`, true],
     [`${ASSETS}/router-settings-AbCdEfGh.js`, true],
@@ -86,5 +91,37 @@ describe('markInAppFrames', () => {
       { ...parsed[1], in_app: true },
       { function: '?', in_app: false },
     ]);
+  });
+});
+
+const framesOf = (count: number): StackFrame[] =>
+  Array.from({ length: count }, (_, index) => ({ function: `frame${index}` }));
+
+describe('limitStackFrames', () => {
+  it.each([
+    [0, 0],
+    [10, 10],
+    [50, 50],
+    [51, 50],
+    [101, 50],
+    [500, 50],
+  ])('%i parsed frames -> %i kept', (parsed, kept) => {
+    const parser = limitStackFrames(() => framesOf(parsed));
+    expect(parser('stack')).toHaveLength(kept);
+  });
+
+  it('keeps the frames nearest to the throw (Sentry orders frames oldest first)', () => {
+    const frames = limitStackFrames(() => framesOf(101))('stack');
+    expect(frames[0]?.function).toBe('frame51');
+    expect(frames.at(-1)?.function).toBe('frame100');
+  });
+
+  it('passes the parser arguments through', () => {
+    const calls: unknown[][] = [];
+    limitStackFrames((...args) => {
+      calls.push(args);
+      return [];
+    })('stack', 2, 1);
+    expect(calls).toEqual([['stack', 2, 1]]);
   });
 });

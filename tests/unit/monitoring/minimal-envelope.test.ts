@@ -3,13 +3,12 @@
  * The envelope the recorder writes by hand (app/monitoring/recorder/minimal-envelope.ts) against
  * the SDK's own, for the same report: the real browser SDK, started as the page starts it
  * (browser-client.ts, browser-options.ts), takes the report as it does when it loads
- * (late-sdk.ts), and every field the hand-written envelope carries must be in the SDK's, with the
+ * (sdk-loader.ts), and every field the hand-written envelope carries must be in the SDK's, with the
  * same value. An SDK upgrade that changes the format fails here.
  */
 import { getClient } from '@sentry/browser';
 import type { Envelope, Event } from '@sentry/core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sdkReceiver } from '#app/monitoring/late-sdk';
 import { minimalEnvelope, parseStack } from '#app/monitoring/recorder/minimal-envelope';
 import {
   ASSET_ERROR,
@@ -17,8 +16,9 @@ import {
   ONERROR,
   ONUNHANDLEDREJECTION,
   type Report,
+  SDK_METADATA,
 } from '#app/monitoring/recorder/report';
-import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
+import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
 
 const config = TEST_PUBLIC_CONFIG;

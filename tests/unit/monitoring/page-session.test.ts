@@ -8,10 +8,14 @@
 import { getClient, getIsolationScope } from '@sentry/browser';
 import { type Envelope, makeSession, type SerializedSession } from '@sentry/core';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sdkReceiver } from '#app/monitoring/late-sdk';
 import { type PageSession, sessionAfter, sessionEnvelope } from '#app/monitoring/page-session';
-import { ONERROR, ONUNHANDLEDREJECTION, type Report } from '#app/monitoring/recorder/report';
-import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
+import {
+  ONERROR,
+  ONUNHANDLEDREJECTION,
+  type Report,
+  SDK_METADATA,
+} from '#app/monitoring/recorder/report';
+import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
 
 const config = TEST_PUBLIC_CONFIG;

@@ -8,7 +8,7 @@ import {
   randomEventId,
   thrownFacts,
 } from '#app/monitoring/recorder/report';
-import { isWorthSending } from '#app/monitoring/report-noise';
+import { isWorthSending } from '#app/monitoring/start-browser-monitoring';
 import { SITE_CONFIG_ELEMENT_ID } from '#app/site-config';
 
 describe('thrownFacts', () => {

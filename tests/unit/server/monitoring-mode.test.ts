@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { parseServerEnv, type ServerConfig } from '#app/server/env.server';
 import {
   describeInboxAccess,

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
-import { publicConfigOf } from '#app/monitoring/public-config';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { parseServerEnv } from '#app/server/env.server';
 import { siteConfigOf } from '#app/server/site-config.server';
-import { parseSiteConfig, type SiteConfig, serializeForScript } from '#app/site-config';
+import {
+  parseSiteConfig,
+  publicConfigOf,
+  type SiteConfig,
+  serializeForScript,
+} from '#app/site-config';
 
 function configOf(env: Record<string, string>) {
   const result = parseServerEnv(env);

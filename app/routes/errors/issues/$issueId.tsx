@@ -1,12 +1,10 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
-import { countOf } from '#app/components/inbox/count-of';
-import { EnvironmentBadge } from '#app/components/inbox/EnvironmentBadge';
+import { Histogram } from '#app/components/inbox/Charts';
 import { EventDetail } from '#app/components/inbox/EventDetail';
-import { formatUtc, isoOf } from '#app/components/inbox/format-time';
-import { Histogram } from '#app/components/inbox/Histogram';
+import { countOf, formatUtc, isoOf } from '#app/components/inbox/format';
+import { SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
+import { EnvironmentBadge } from '#app/components/inbox/IssueList';
 import { IssueWorkflow } from '#app/components/inbox/IssueStatus';
-import { SignOut } from '#app/components/inbox/SignOut';
-import { StorageProblem } from '#app/components/inbox/StorageProblem';
 import { TagBreakdown } from '#app/components/inbox/TagBreakdown';
 import { pageTitle } from '#app/document-title';
 import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';

@@ -19,9 +19,13 @@ import { join, resolve, sep } from 'node:path';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '#app/server/is-record';
-import { isDebugId } from './debug-images';
-import { MapIndex, type ScannedMap } from './map-index';
-import type { MapLookup, SourceMapStore } from './map-store';
+import {
+  isDebugId,
+  MapIndex,
+  type MapLookup,
+  type ScannedMap,
+  type SourceMapStore,
+} from './map-store';
 
 /** Larger than any map a sane build writes (react-dom's with sources is ~3 MB); refuses a planted giant. */
 export const MAX_MAP_BYTES = 50 * 1024 * 1024;

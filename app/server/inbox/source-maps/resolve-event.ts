@@ -7,11 +7,22 @@
 
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
 import { isRecord } from '#app/server/is-record';
-import { type DebugImage, debugIdFor, isDebugId } from './debug-images';
-import { type FrameGroup, groupFrames } from './frame-groups';
-import { type FrameInput, framePosition } from './frame-input';
-import { frameOrigin, originalFrame } from './frame-origin';
-import { type MapLookup, NO_MAP, type SourceMapStore } from './map-store';
+import {
+  type FrameGroup,
+  type FrameInput,
+  frameOrigin,
+  framePosition,
+  groupFrames,
+  originalFrame,
+} from './frames';
+import {
+  type DebugImage,
+  debugIdFor,
+  isDebugId,
+  type MapLookup,
+  NO_MAP,
+  type SourceMapStore,
+} from './map-store';
 import { type FrameResolution, type ResolvedFrame, resolveFrame } from './resolve-frame';
 
 export interface ResolvedException {

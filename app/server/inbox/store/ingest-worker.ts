@@ -14,8 +14,7 @@ import {
   type PreparedEnvelope,
 } from './inbox-database.server';
 import type { IngestAnswer, IngestRequest, IngestThreadData } from './ingest-protocol';
-import { prepareEnvelope } from './prepare-envelope';
-import type { GroupingMaps } from './resolve-for-grouping';
+import { type GroupingMaps, prepareEnvelope } from './prepare-envelope';
 
 /** Envelopes taken into one transaction at most: one commit (one fsync) for all of them. */
 const MAX_BATCH = 256;

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
-import { healthSignals } from '#app/server/health/health-signals.server';
+import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
 import {
@@ -20,7 +20,7 @@ import {
   SESSION_IDLE_MS,
   SESSION_MAX_AGE_MS,
 } from '../inbox-sessions';
-import { buildOutputOf } from '../source-maps/build-output';
+import { buildOutputOf } from '../source-maps/build-maps.server';
 import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
 import { IngestError, ingestErrorCode } from './ingest-protocol';
 import { createIngestThread, type IngestThread } from './ingest-thread.server';

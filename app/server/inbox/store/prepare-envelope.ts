@@ -1,20 +1,25 @@
 /**
+ * An envelope made ready to store, in the ingest thread: parsed and judged, its frames resolved
+ * for grouping (bounded), and its browser named from the user agent.
+ */
+import { isRecord } from '#app/server/is-record';
+import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
+import { groupEvent } from '../grouping/grouping';
+import type { StackFrame } from '../inbox-event';
+import type { NormalisedEvent } from '../normalise-event';
+import { readEnvelope } from '../read-envelope';
+import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store';
+import { resolveEventFrames } from '../source-maps/resolve-event';
+import { wellFormedText } from '../well-formed';
+import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
+
+/**
  * From an envelope's bytes to what the database stores, in the ingest thread: judged as Relay
  * judges it (../read-envelope.ts), split into its event, session updates and item counts
  * (../classify-envelope.ts), the event grouped as Sentry groups it (../grouping/grouping.ts),
  * after the build's source maps as Sentry applies them (./resolve-for-grouping.ts), with the
  * tags its issue's breakdown counts. The arrival time and the maps are given.
  */
-import { isRecord } from '#app/server/is-record';
-import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
-import { groupEvent } from '../grouping/grouping';
-import type { NormalisedEvent } from '../normalise-event';
-import { readEnvelope } from '../read-envelope';
-import { wellFormedText } from '../well-formed';
-import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
-import { type GroupingMaps, resolvedForGrouping } from './resolve-for-grouping';
-import { browserOf, osOf } from './user-agent';
-
 export type PrepareResult =
   | { ok: true; prepared: PreparedEnvelope; eventId?: string }
   | { ok: false; status: 400 | 413; reason: string };
@@ -171,4 +176,148 @@ function pathOf(url: string): string {
 
 function textOf(value: unknown): string {
   return typeof value === 'string' ? wellFormedText(value) : '';
+}
+
+/**
+ * The event as Sentry groups it: Sentry applies source maps before grouping, so a minified
+ * frame (`client-AbC123.js` in `a`) counts by its original file and source line. Without this,
+ * every deploy (new chunk hashes, new minified names) would open new issues for old bugs. Only
+ * the grouping sees the resolved frames; the stored event keeps the frames as they came, and
+ * the pages resolve them again as they are read (../event-stack.server.ts).
+ *
+ * A frame the maps resolve gets Sentry's processed shape: the original path and function, the
+ * line, the `context_line`, and `data.sourcemap` (which is what tells Sentry's grouping to use
+ * the context line). Any frame that does not resolve is left as it came.
+ */
+/** Files one event may send through the maps before it is grouped as it came. */
+export const MAX_FILES_RESOLVED = 8;
+
+export interface GroupingMaps {
+  store: SourceMapStore;
+  projectRoot: string;
+  serverOutputDir: string;
+}
+
+export async function resolvedForGrouping(
+  event: Record<string, unknown>,
+  maps: GroupingMaps | undefined,
+): Promise<Record<string, unknown>> {
+  if (!maps) return event;
+  const exception = isRecord(event.exception) ? event.exception : undefined;
+  const values = Array.isArray(exception?.values) ? exception.values : [];
+  if (values.length === 0) return event;
+  const framesOf = (value: unknown): Record<string, unknown>[] => {
+    const stack = isRecord(value) && isRecord(value.stacktrace) ? value.stacktrace : undefined;
+    return Array.isArray(stack?.frames) ? stack.frames.filter(isRecord) : [];
+  };
+  // A real stack touches a handful of chunks; one built to name every map of the build would
+  // make the thread parse maps for each event (the cache holds 16), slowing everyone's reports.
+  const files = new Set(
+    values.flatMap((value) => framesOf(value).map((frame) => frame.abs_path ?? frame.filename)),
+  );
+  if (files.size > MAX_FILES_RESOLVED) return event;
+  // The resolver takes frames most recent first; Sentry's are oldest first.
+  const resolved = await resolveEventFrames(
+    {
+      exceptions: values.map((value) => ({
+        type: '',
+        value: '',
+        frames: framesOf(value).map(asStackFrame).reverse(),
+      })),
+      debugImages: debugImagesOf(event),
+    },
+    maps.store,
+    { projectRoot: maps.projectRoot, serverOutputDir: maps.serverOutputDir },
+  );
+  const mapped = values.map((value, index) => {
+    const frames = framesOf(value);
+    const resolutions = [...(resolved.exceptions[index]?.resolutions ?? [])].reverse();
+    if (!isRecord(value) || frames.length === 0) return value;
+    const stacktrace = isRecord(value.stacktrace) ? value.stacktrace : {};
+    return {
+      ...value,
+      stacktrace: {
+        ...stacktrace,
+        frames: frames.map((frame, i) => {
+          const resolution = resolutions[i];
+          if (!resolution?.resolved) return frame;
+          return {
+            ...frame,
+            filename: resolution.path,
+            abs_path: resolution.path,
+            function: resolution.functionName ?? frame.function,
+            lineno: resolution.line,
+            colno: resolution.column,
+            in_app: !resolution.library,
+            ...(resolution.context ? { context_line: resolution.context.line } : {}),
+            data: { ...(isRecord(frame.data) ? frame.data : {}), sourcemap: 'build' },
+          };
+        }),
+      },
+    };
+  });
+  return { ...event, exception: { ...exception, values: mapped } };
+}
+
+function asStackFrame(frame: Record<string, unknown>): StackFrame {
+  const shaped: StackFrame = { inApp: frame.in_app === true };
+  if (typeof frame.abs_path === 'string') shaped.filename = frame.abs_path;
+  else if (typeof frame.filename === 'string') shaped.filename = frame.filename;
+  if (typeof frame.function === 'string') shaped.function = frame.function;
+  if (typeof frame.lineno === 'number') shaped.lineno = frame.lineno;
+  if (typeof frame.colno === 'number') shaped.colno = frame.colno;
+  return shaped;
+}
+
+/**
+ * The browser and OS of an event that does not say, from its request's `User-Agent`, as Relay
+ * fills `contexts.browser` and `contexts.os` (it runs uap-core's full regex set; these are the
+ * browsers and systems that set nearly all traffic, named as uap-core names them). Only for the
+ * issue's tag breakdown: the stored event is left as it came. Pure.
+ */
+
+export interface NamedVersion {
+  name: string;
+  /** The major version, when the agent gives one. */
+  version?: string;
+}
+
+/** Most specific first: Edge and Opera say "Chrome" too, Chrome says "Safari". */
+const BROWSERS: Array<[name: string, pattern: RegExp]> = [
+  ['Edge', /\bEdg(?:e|A|iOS)?\/(\d+)/],
+  ['Opera', /\bOPR\/(\d+)/],
+  ['Samsung Internet', /\bSamsungBrowser\/(\d+)/],
+  ['Firefox', /\b(?:Firefox|FxiOS)\/(\d+)/],
+  ['Chrome Mobile iOS', /\bCriOS\/(\d+)/],
+  ['Chrome Mobile', /\bChrome\/(\d+)[\d.]* Mobile\b/],
+  ['Chrome', /\b(?:HeadlessChrome|Chrome|Chromium)\/(\d+)/],
+  ['Mobile Safari', /\bVersion\/(\d+)[\d.]* Mobile\/\S+ Safari\//],
+  ['Safari', /\bVersion\/(\d+)[\d.]* Safari\//],
+];
+
+const SYSTEMS: Array<[name: string, pattern: RegExp]> = [
+  ['Windows', /\bWindows NT (\d+)/],
+  ['iOS', /\b(?:iPhone|iPad|iPod).*? OS (\d+)/],
+  ['Mac OS X', /\bMac OS X (\d+)/],
+  ['Android', /\bAndroid (\d+)/],
+  ['Chrome OS', /\bCrOS\b/],
+  ['Linux', /\bLinux\b/],
+];
+
+export function browserOf(userAgent: string): NamedVersion | undefined {
+  return firstMatch(BROWSERS, userAgent);
+}
+
+export function osOf(userAgent: string): NamedVersion | undefined {
+  return firstMatch(SYSTEMS, userAgent);
+}
+
+function firstMatch(table: Array<[string, RegExp]>, text: string): NamedVersion | undefined {
+  // Agents are short; a hostile one is cut before any pattern sees it.
+  const agent = text.slice(0, 512);
+  for (const [name, pattern] of table) {
+    const match = pattern.exec(agent);
+    if (match) return match[1] ? { name, version: match[1] } : { name };
+  }
+  return undefined;
 }

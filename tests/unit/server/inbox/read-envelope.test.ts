@@ -9,7 +9,7 @@ import {
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
 import { sessionEnvelope } from '#app/monitoring/page-session';
-import { SDK_METADATA } from '#app/monitoring/recorder/sdk-metadata';
+import { SDK_METADATA } from '#app/monitoring/recorder/report';
 import { ENVELOPE_LIMITS, MAX_ITEMS, readEnvelope } from '#app/server/inbox/read-envelope';
 import {
   javaEnvelopes,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isHiddenBuildFile } from '#app/server/node/hidden-files';
-import { nextShedding, requestKind } from '#app/server/node/load-shedding';
+import { isHiddenBuildFile } from '#app/server/node/entry-refusals';
+import { nextShedding, requestKind } from '#app/server/node/load-shedding.server';
 import {
   descriptorLimitOf,
   HEADERS_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { parseServerEnv } from '#app/server/env.server';
 
 const allowed = (env: Record<string, string>) => {

@@ -4,7 +4,7 @@ import {
   MAX_HEADER_BYTES,
   parseEnvelopeHeader,
   topLevelKeyCount,
-} from '#app/server/tunnel/envelope-header';
+} from '#app/server/tunnel/envelope-header.server';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 const DSN = 'https://key@o1.ingest.us.sentry.io/2';

@@ -1,24 +1,34 @@
-/**
- * The framework-free tunnel on a bare node:http server (no build needed): each way a request
- * ends, as a table. The HTTP tests run the same cases against the built server.
- */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/local-dsn';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { IngestError } from '#app/server/inbox/store/ingest-protocol';
 import { createAllowList } from '#app/server/tunnel/allow-list';
-import { createByteBudget } from '#app/server/tunnel/byte-budget';
-import { CLIENT_RATE_LIMITS, createClientRate } from '#app/server/tunnel/client-rate';
-import { createClientSlots } from '#app/server/tunnel/client-share';
-import { createTunnel } from '#app/server/tunnel/tunnel.server';
+import {
+  CLIENT_RATE_LIMITS,
+  createByteBudget,
+  createClientRate,
+  createClientSlots,
+} from '#app/server/tunnel/client-limits';
+import {
+  createTunnel,
+  errorMessageOf,
+  internalErrorLine,
+  noAllowedDsnReason,
+  tunnelLogKind,
+  tunnelLogLine,
+} from '#app/server/tunnel/tunnel.server';
 import { createUpstream, type Upstream } from '#app/server/tunnel/upstream.server';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { chunkedBody, send, textEnvelope } from '#tests/support/envelopes';
 import { slowPost, within } from '#tests/support/slow-client';
 import { until } from '#tests/support/wait-for';
 
+/**
+ * The framework-free tunnel on a bare node:http server (no build needed): each way a request
+ * ends, as a table. The HTTP tests run the same cases against the built server.
+ */
 const BODY_TIMEOUT_MS = 1000;
 
 const dsn = (text: string): Dsn => {
@@ -357,5 +367,46 @@ describe('createTunnel: each client’s rate into the local inbox', () => {
       local.closeAllConnections();
       await new Promise((done) => local.close(done));
     }
+  });
+});
+
+describe('tunnel messages', () => {
+  it.each([
+    [400, 'empty envelope', '[tunnel] 400 empty envelope'],
+    [503, 'local inbox busy', '[tunnel] 503 local inbox busy'],
+  ])('logs %i %s as one line', (status, reason, line) => {
+    expect(tunnelLogLine(status, reason)).toBe(line);
+  });
+
+  it.each([
+    ['[tunnel] 400 empty envelope', 'tunnel 400'],
+    ['[tunnel] 403 no allowed DSN for o=0 p=1', 'tunnel 403'],
+    ['[tunnel] 500 internal error: 403 things', 'tunnel 500'],
+    ['[tunnel] client closed the connection before the envelope was complete', 'tunnel'],
+    ['[tunnel] 4033 odd', 'tunnel'],
+  ])('rate-limits %j as the kind %j', (line, kind) => {
+    expect(tunnelLogKind(line)).toBe(kind);
+  });
+
+  it.each([
+    [new Error('EACCES: /srv/inbox'), 'EACCES: /srv/inbox'],
+    ['a thrown string', 'a thrown string'],
+    [undefined, 'undefined'],
+    [Symbol('odd'), 'Symbol(odd)'],
+  ])('gives the message of %s', (thrown, message) => {
+    expect(errorMessageOf(thrown)).toBe(message);
+  });
+
+  it('logs a caught bug as a 500 with its message', () => {
+    expect(internalErrorLine(new TypeError('x is undefined'))).toBe(
+      '[tunnel] 500 internal error: x is undefined',
+    );
+  });
+
+  it.each([
+    [{ o: '1', p: '2' }, 'no allowed DSN for o=1 p=2'],
+    [{ o: '1', p: '2', r: 'us' }, 'no allowed DSN for o=1 p=2 r=us'],
+  ])('names the target of a 403: %o', (target, reason) => {
+    expect(noAllowedDsnReason(target)).toBe(reason);
   });
 });

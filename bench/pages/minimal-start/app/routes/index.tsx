@@ -1,6 +1,6 @@
 import { Await, createFileRoute } from '@tanstack/react-router';
 import { Suspense, useState } from 'react';
-import type { RuntimeHealth } from '../../../../../app/server/health/runtime-health.server';
+import type { RuntimeHealth } from '../../../../../app/server/health/event-loop.server';
 import { getAppOverview, getRuntimeHealth, runtimeHealthForPage } from '../server/home.functions';
 
 // The app's home page (app/routes/index.tsx) in local inbox mode: the same markup, the same

@@ -8,7 +8,7 @@ import {
   latestRuntimeHealth,
   nextRuntimeHealth,
   type RuntimeHealth,
-} from '../../../../../app/server/health/runtime-health.server';
+} from '../../../../../app/server/health/event-loop.server';
 
 export interface AppOverview {
   name: string;

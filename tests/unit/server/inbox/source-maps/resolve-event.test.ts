@@ -1,9 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventDetailOf } from '#app/server/inbox/inbox-event';
 import { normaliseEvent } from '#app/server/inbox/normalise-event';
-import { debugImagesOf } from '#app/server/inbox/source-maps/debug-images';
 import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
-import { firstOfStores, type SourceMapStore } from '#app/server/inbox/source-maps/map-store';
+import {
+  debugImagesOf,
+  firstOfStores,
+  type SourceMapStore,
+} from '#app/server/inbox/source-maps/map-store';
 import {
   type ResolveEventInput,
   resolveEventFrames,

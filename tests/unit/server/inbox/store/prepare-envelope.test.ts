@@ -1,5 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import { prepareEnvelope } from '#app/server/inbox/store/prepare-envelope';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
+import {
+  browserOf,
+  type GroupingMaps,
+  MAX_FILES_RESOLVED,
+  osOf,
+  prepareEnvelope,
+  resolvedForGrouping,
+} from '#app/server/inbox/store/prepare-envelope';
+import {
+  buildFixture,
+  CHUNK_URL,
+  type Fixture,
+  ROUTE_FILE,
+  writeMapDir,
+} from '../source-maps/fixture-build';
 
 const encoder = new TextEncoder();
 const NOW = Date.UTC(2026, 10, 26, 12);
@@ -138,4 +153,110 @@ describe('prepareEnvelope', () => {
       },
     ]);
   });
+});
+
+let fixture: Fixture;
+let maps: GroupingMaps;
+
+beforeAll(async () => {
+  fixture = await buildFixture();
+  maps = {
+    store: createDirectoryMapStore({
+      root: await writeMapDir({ 'assets/index-Fx1a2b3c.js.map': fixture.mapText }),
+    }),
+    projectRoot: '/nowhere',
+    serverOutputDir: '/nowhere/.output/server',
+  };
+});
+
+/** The browser's event: the chunk's frames only, with the debug id naming their map. */
+function eventWithFiles(extraFiles = 0): Record<string, unknown> {
+  const frames = (fixture.exception.stacktrace?.frames ?? []).filter(
+    (frame) => frame.filename === CHUNK_URL,
+  );
+  const extra = Array.from({ length: extraFiles }, (_, i) => ({
+    filename: `http://localhost/_build/assets/other-${i}.js`,
+    function: 'x',
+    lineno: 1,
+    colno: 1,
+  }));
+  return {
+    platform: 'javascript',
+    exception: {
+      values: [{ ...fixture.exception, stacktrace: { frames: [...extra, ...frames] } }],
+    },
+    debug_meta: {
+      images: [{ type: 'sourcemap', code_file: CHUNK_URL, debug_id: fixture.map.debugId }],
+    },
+  };
+}
+
+function framesOf(event: Record<string, unknown>): Array<Record<string, unknown>> {
+  const values = (event.exception as { values: Array<{ stacktrace: { frames: [] } }> }).values;
+  return values[0]?.stacktrace.frames ?? [];
+}
+
+describe('resolvedForGrouping', () => {
+  it('gives a resolved frame its source file, line and context line, marked as mapped', async () => {
+    const resolved = framesOf(await resolvedForGrouping(eventWithFiles(), maps));
+    const ours = resolved.find((frame) => frame.filename === ROUTE_FILE);
+    expect(ours).toMatchObject({ in_app: true, data: { sourcemap: 'build' } });
+    expect(typeof ours?.context_line).toBe('string');
+    expect(typeof ours?.lineno).toBe('number');
+  });
+
+  it('leaves the event as it came without maps, and when it names more files than a stack does', async () => {
+    const plain = eventWithFiles();
+    expect(await resolvedForGrouping(plain, undefined)).toBe(plain);
+    const crowded = eventWithFiles(MAX_FILES_RESOLVED);
+    expect(await resolvedForGrouping(crowded, maps)).toBe(crowded);
+  });
+});
+
+it.each([
+  [
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+    { name: 'Chrome', version: '156' },
+    { name: 'Linux' },
+  ],
+  [
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.3485.54',
+    { name: 'Edge', version: '140' },
+    { name: 'Windows', version: '10' },
+  ],
+  [
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 Safari/605.1.15',
+    { name: 'Safari', version: '18' },
+    { name: 'Mac OS X', version: '10' },
+  ],
+  [
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 Mobile/15E148 Safari/604.1',
+    { name: 'Mobile Safari', version: '18' },
+    { name: 'iOS', version: '18' },
+  ],
+  [
+    'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:139.0) Gecko/20100101 Firefox/139.0',
+    { name: 'Firefox', version: '139' },
+    { name: 'Linux' },
+  ],
+  [
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/137.0.0.0 Mobile Safari/537.36',
+    { name: 'Chrome Mobile', version: '137' },
+    { name: 'Android', version: '14' },
+  ],
+  [
+    'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36',
+    { name: 'Chrome', version: '156' },
+    { name: 'Linux' },
+  ],
+  ['curl/8.5.0', undefined, undefined],
+  ['', undefined, undefined],
+])('%s', (agent, browser, os) => {
+  expect(browserOf(agent)).toEqual(browser);
+  expect(osOf(agent)).toEqual(os);
+});
+
+it('reads a hostile agent in bounded time: only its first 512 characters', () => {
+  const agent = `${'Mozilla/5.0 '.repeat(10_000)}Chrome/1`;
+  expect(browserOf(agent)).toBeUndefined();
 });

@@ -1,0 +1,159 @@
+/**
+ * The process's event-loop monitor: quarter-second windows of timer lag, read by load shedding,
+ * /health and the home page's runtime figures.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { processShared } from '../process-shared.server';
+
+/**
+ * The process's event-loop delay, measured in back-to-back windows of WINDOW_MS: one histogram
+ * and one timer for the whole process, whoever reads it (the home page, getRuntimeHealth, load
+ * shedding). Nobody's request decides how long anything is measured, and reading costs nothing:
+ * the last complete window is kept until the next one ends. A reader that wants a window taken
+ * after it asked (the home page, which streams it in) waits for the end of the next whole
+ * window, one promise shared by every such reader.
+ * Relative imports: the pages benchmark's minimal Start app builds this file without our
+ * aliases (bench/pages/build-minimal.mjs).
+ */
+/** One window: a quarter of a second, short enough for load shedding to react within it. */
+export const WINDOW_MS = 250;
+/** The histogram's own timer period; its samples are that period plus the delay on top. */
+const RESOLUTION_MS = 10;
+
+/** How late timers ran in one window, beyond their due time, in ms. */
+export interface EventLoopWindow {
+  /** How long the window really lasted (its own timer can be late too). */
+  windowMs: number;
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The longest the loop was held in the window: the one stall a mean and a p99 hide. */
+  maxMs: number;
+}
+
+export interface EventLoopWindows {
+  /** The last complete window; undefined until the first one has ended. */
+  last(): EventLoopWindow | undefined;
+  /**
+   * A window that begins after this call, once it has ended: between one and two windows from
+   * now. Every caller until the current window ends gets the same promise.
+   */
+  next(): Promise<EventLoopWindow>;
+  /** Called with every window as it ends. */
+  onWindow(listener: (window: EventLoopWindow) => void): void;
+}
+
+export function eventLoopWindows(): EventLoopWindows {
+  return processShared('event-loop-windows', startWindows);
+}
+
+interface Pending {
+  promise: Promise<EventLoopWindow>;
+  resolve(window: EventLoopWindow): void;
+}
+
+function pending(): Pending {
+  let resolve: (window: EventLoopWindow) => void = () => {};
+  const promise = new Promise<EventLoopWindow>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+function startWindows(): EventLoopWindows {
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  histogram.enable();
+  const listeners: Array<(window: EventLoopWindow) => void> = [];
+  let last: EventLoopWindow | undefined;
+  let startedAt = performance.now();
+  // Ends with the window in progress: for those who asked during the one before it.
+  let endingNow: Pending | undefined;
+  // Ends with the window after the one in progress: for those asking now.
+  let endingNext: Pending | undefined;
+
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const windowMs = now - startedAt;
+    startedAt = now;
+    const lag = (nanoseconds: number) =>
+      Math.round(Math.max(0, nanoseconds / 1e6 - RESOLUTION_MS) * 100) / 100;
+    // No sample at all: the loop was blocked for the whole window, as late as this timer.
+    const blocked = Math.round(Math.max(0, windowMs - WINDOW_MS) * 100) / 100;
+    const window: EventLoopWindow =
+      histogram.count > 0
+        ? {
+            windowMs: Math.round(windowMs),
+            meanMs: lag(histogram.mean),
+            p50Ms: lag(histogram.percentile(50)),
+            p99Ms: lag(histogram.percentile(99)),
+            maxMs: lag(histogram.max),
+          }
+        : {
+            windowMs: Math.round(windowMs),
+            meanMs: blocked,
+            p50Ms: blocked,
+            p99Ms: blocked,
+            maxMs: blocked,
+          };
+    histogram.reset();
+    last = window;
+    endingNow?.resolve(window);
+    endingNow = endingNext;
+    endingNext = undefined;
+    for (const listener of listeners) listener(window);
+  }, WINDOW_MS);
+  // The monitor never keeps the process alive (a test, a drain at shutdown).
+  timer.unref();
+
+  return {
+    last: () => last,
+    next: () => {
+      endingNext ??= pending();
+      return endingNext.promise;
+    },
+    onWindow: (listener) => {
+      listeners.push(listener);
+    },
+  };
+}
+
+// Relative, not #app/…: the pages benchmark's minimal Start app builds this file without our
+// aliases (bench/pages/build-minimal.mjs).
+/**
+ * What the home page shows of the server: how late its timers ran in one window of the
+ * process's event-loop monitor (./event-loop-windows.server.ts), and for how long it has run.
+ * Nothing that helps an attacker more than a visitor: no Node version, memory or paths.
+ */
+export interface RuntimeHealth {
+  /** How long the window lasted, in ms. */
+  windowMs: number;
+  eventLoopDelayP50Ms: number;
+  eventLoopDelayP99Ms: number;
+  /** The window's longest delay: a stall of the loop, however short the rest. */
+  eventLoopDelayMaxMs: number;
+  uptimeSeconds: number;
+}
+
+function healthOf(window: EventLoopWindow): RuntimeHealth {
+  return {
+    windowMs: window.windowMs,
+    eventLoopDelayP50Ms: window.p50Ms,
+    eventLoopDelayP99Ms: window.p99Ms,
+    eventLoopDelayMaxMs: window.maxMs,
+    uptimeSeconds: Math.round(process.uptime()),
+  };
+}
+
+/** The last complete window, at once (only a server's first quarter second waits for one). */
+export async function latestRuntimeHealth(): Promise<RuntimeHealth> {
+  const windows = eventLoopWindows();
+  return healthOf(windows.last() ?? (await windows.next()));
+}
+
+/**
+ * A window measured from now on: the home page streams it in after its shell, between a
+ * quarter and half a second later, every page view in the meantime waiting on the same one.
+ */
+export async function nextRuntimeHealth(): Promise<RuntimeHealth> {
+  return healthOf(await eventLoopWindows().next());
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ClientConnections,
+  createConnectionTable,
+  evictionVictim,
+} from '#app/server/node/per-client-connections.server';
+
+/** A client holding `open` connections, of which these ids serve no request, oldest first. */
+const holding = (open: number, ...evictable: number[]): ClientConnections<number> => ({
+  open,
+  evictable: new Set(evictable),
+});
+
+describe('evictionVictim: whose connection a newcomer replaces', () => {
+  it.each<[string, Array<[string, ClientConnections<number>]>, number | undefined]>([
+    ['nobody holds anything', [], undefined],
+    [
+      'the longest waiting connection of the client holding the most',
+      [
+        ['198.18.0.1', holding(2, 10, 11)],
+        ['198.18.0.2', holding(5, 20, 21, 22)],
+        ['198.18.0.3', holding(3, 30)],
+      ],
+      20,
+    ],
+    [
+      'the next biggest holder when every connection of the biggest serves a request',
+      [
+        ['198.18.0.2', holding(5)],
+        ['198.18.0.1', holding(2, 10)],
+        ['198.18.0.3', holding(3, 30, 31)],
+      ],
+      30,
+    ],
+    [
+      'the first of equal holders',
+      [
+        ['198.18.0.1', holding(3, 10)],
+        ['198.18.0.2', holding(3, 20)],
+      ],
+      10,
+    ],
+    [
+      'nothing when every connection serves a request',
+      [
+        ['198.18.0.1', holding(3)],
+        ['198.18.0.2', holding(1)],
+      ],
+      undefined,
+    ],
+  ])('%s', (_name, clients, expected) => {
+    expect(evictionVictim(clients)?.id).toBe(expected);
+  });
+});
+
+describe('createConnectionTable', () => {
+  it('accepts under the cap, and at the cap closes the biggest holder’s longest waiting connection', () => {
+    const table = createConnectionTable<number>({ maxConnections: 4, perClient: 0 });
+    expect(table.open(1, '198.18.0.1').kind).toBe('accept');
+    expect(table.open(2, '198.18.0.1').kind).toBe('accept');
+    expect(table.open(3, '198.18.0.1').kind).toBe('accept');
+    expect(table.open(4, '198.18.0.2').kind).toBe('accept');
+    expect(table.open(5, '198.18.0.9')).toEqual({
+      kind: 'accept-evicting',
+      victim: 1,
+      victimClient: '198.18.0.1',
+      victimHeld: 3,
+    });
+    expect(table.size()).toBe(4);
+    expect(table.heldBy('198.18.0.1')).toBe(2);
+    // The evicted socket's own close comes later and changes nothing.
+    table.closed(1);
+    expect(table.size()).toBe(4);
+  });
+
+  it('never closes a connection serving a request, and puts one that finished at the back of the line', () => {
+    const table = createConnectionTable<number>({ maxConnections: 3, perClient: 0 });
+    table.open(1, '198.18.0.1');
+    table.open(2, '198.18.0.1');
+    table.open(3, '198.18.0.1');
+    table.requestStarted(1);
+    table.requestStarted(2);
+    expect(table.open(4, '198.18.0.2')).toMatchObject({ victim: 3 });
+    // 1 answered its request: idle now, it goes behind 4 (waiting since it opened).
+    table.requestEnded(1);
+    table.requestStarted(2); // pipelined: 2 serves two requests
+    table.requestEnded(2);
+    expect(table.open(5, '198.18.0.3')).toMatchObject({ victim: 1, victimClient: '198.18.0.1' });
+    expect(table.open(6, '198.18.0.3')).toMatchObject({ victim: 4, victimClient: '198.18.0.2' });
+    // 2 still serves one request; the newcomer holds 5 and 6 now: its next replaces its own 5.
+    expect(table.open(7, '198.18.0.3')).toMatchObject({ victim: 5, victimClient: '198.18.0.3' });
+  });
+
+  it('refuses a newcomer when every connection is serving a request', () => {
+    const table = createConnectionTable<number>({ maxConnections: 2, perClient: 0 });
+    table.open(1, '198.18.0.1');
+    table.open(2, '198.18.0.2');
+    table.requestStarted(1);
+    table.requestStarted(2);
+    expect(table.open(3, '198.18.0.3')).toEqual({ kind: 'refuse-full', client: '198.18.0.3' });
+    expect(table.size()).toBe(2);
+    table.closed(2);
+    expect(table.open(3, '198.18.0.3').kind).toBe('accept');
+  });
+
+  it('holds each client to its cap, and counts again once its connections close', () => {
+    const table = createConnectionTable<number>({ maxConnections: 100, perClient: 2 });
+    expect(table.open(1, '198.18.0.1').kind).toBe('accept');
+    expect(table.open(2, '::ffff:198.18.0.1').kind).toBe('accept');
+    expect(table.open(3, '198.18.0.1')).toEqual({ kind: 'refuse-client', client: '198.18.0.1' });
+    expect(table.open(4, '198.18.0.2').kind).toBe('accept');
+    table.closed(1);
+    expect(table.open(5, '198.18.0.1').kind).toBe('accept');
+  });
+
+  it('counts an IPv6 /64 as one client: its many addresses share one cap and one line', () => {
+    const table = createConnectionTable<number>({ maxConnections: 10, perClient: 5 });
+    const addresses = Array.from({ length: 8 }, (_, i) => `2001:db8:1:2:${i + 1}::${i + 7}`);
+    const kinds = addresses.map((address, i) => table.open(i, address).kind);
+    expect(kinds).toEqual([...Array(5).fill('accept'), ...Array(3).fill('refuse-client')]);
+    expect(table.heldBy('2001:db8:1:2::1')).toBe(5);
+    // A neighbouring /64 is another client.
+    expect(table.open(100, '2001:db8:1:3::1').kind).toBe('accept');
+    // At the cap the /64 is the biggest holder, however many addresses it used.
+    for (let i = 0; i < 4; i += 1) table.open(200 + i, `198.18.0.${i + 1}`);
+    expect(table.open(300, '198.18.0.50')).toMatchObject({
+      victim: 0,
+      victimClient: '2001:db8:1:2::/64',
+      victimHeld: 5,
+    });
+  });
+});
