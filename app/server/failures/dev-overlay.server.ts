@@ -80,11 +80,19 @@ export function overlayErrorOf(view: DevFailureView, heading: string): OverlayEr
   return {
     message: view.message,
     stack: [heading, ...stackLines(view)].join('\n'),
-    ...(view.frame.length > 0 ? { frame: view.frame.join('\n') } : {}),
+    ...(view.frame.length > 0 ? { frame: untrimmed(view.frame.join('\n')) } : {}),
     ...(view.top
       ? { loc: { file: view.top.file, line: view.top.line, column: view.top.column } }
       : {}),
   };
+}
+
+/**
+ * vite's overlay trims the code frame, which shifts its first line's gutter left of the others
+ * ("9 |" over " 10 |"); a zero-width space first is not trimmed and shows nothing.
+ */
+function untrimmed(frame: string): string {
+  return /^\s/.test(frame) ? `\u200b${frame}` : frame;
 }
 
 export interface BrowserFailure {

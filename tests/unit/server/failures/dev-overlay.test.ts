@@ -143,7 +143,10 @@ describe('overlayErrorOf', () => {
     const overlay = overlayErrorOf(view, `Browser: ${ORIGIN}/page`);
     expect(overlay.message).toBe('Error: boom');
     expect(overlay.loc).toEqual({ file: 'app/routes/page.tsx', line: 5, column: 11 });
-    expect(overlay.frame).toMatch(/^ {2}3 \| function Page\(\) \{/);
+    // Its first line keeps its gutter through the overlay's trim() (a zero-width space shows nothing).
+    const shown = overlay.frame?.trim().replace('\u200b', '');
+    expect(shown?.split('\n').map((line) => line.indexOf('|'))).toEqual([4, 4, 4, 4, 4, 4]);
+    expect(overlay.frame?.trim()).toMatch(/^\u200b {2}3 \| function Page\(\) \{/);
     expect(overlay.stack.split('\n')).toEqual([
       `Browser: ${ORIGIN}/page`,
       '    at go (app/routes/page.tsx:5:11)',
