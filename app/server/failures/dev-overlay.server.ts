@@ -149,7 +149,13 @@ export function browserFramesOf(stack: string): EventFrame[] {
 /** The one terminal line a browser failure prints in development. */
 export function browserFailureLine(view: DevFailureView, page: string): string {
   const where = view.top ? locationOf(view.top) : 'no frame of ours';
-  return `✖ browser: ${view.message} · ${where} · ${page}`;
+  return `✖ browser: ${printable(view.message)} · ${where} · ${printable(page)}`;
+}
+
+/** A page's text is anyone's: no terminal escape sequence or line break reaches the terminal. */
+function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is replaced
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 500);
 }
 
 /**
@@ -165,6 +171,9 @@ export function devServerMaps(server: ViteDevServer): SourceMapStore {
       const parsed = new URL(url, 'http://dev.invalid');
       if (!parsed.pathname.startsWith(base)) return { found: false, reason: NO_MAP };
       const id = `/${parsed.pathname.slice(base.length)}${parsed.search}`;
+      // A frame's URL is event data: only the project's own files are transformed for it
+      // (transformRequest skips the fs.allow check vite's HTTP middleware makes).
+      if (!insideProject(id, server.config.root)) return { found: false, reason: NO_MAP };
       const result = await server.transformRequest(id);
       const module = await server.moduleGraph.getModuleByUrl(id);
       const map = result?.map;
@@ -176,6 +185,14 @@ export function devServerMaps(server: ViteDevServer): SourceMapStore {
       return { found: true, map: new TraceMap(JSON.stringify({ ...map, sources })) };
     },
   };
+}
+
+/** `/app/x.tsx` (root-relative) or `/@fs/<absolute path>` under `root`; nothing climbs out. */
+export function insideProject(id: string, root: string): boolean {
+  const path = decodeURIComponent(id.replace(/[?#].*$/, ''));
+  if (path.split('/').includes('..')) return false;
+  if (!path.startsWith('/@fs/')) return true;
+  return resolve(path.slice('/@fs'.length)).startsWith(`${resolve(root)}/`);
 }
 
 /** The client router's vite server's maps, under `vinxi dev` (build/dev-overlay.ts gives it). */

@@ -4,6 +4,7 @@ import {
   browserFailureLine,
   browserFailureView,
   browserFramesOf,
+  insideProject,
   overlayErrorOf,
 } from '#app/server/failures/dev-overlay.server';
 import { NO_MAP, type SourceMapStore } from '#app/server/inbox/source-maps/map-store';
@@ -152,5 +153,32 @@ describe('overlayErrorOf', () => {
       '    at go (app/routes/page.tsx:5:11)',
       '    + 3 library frames',
     ]);
+  });
+});
+
+describe('insideProject', () => {
+  it.each([
+    ['/app/routes/page.tsx?tsr-split=component', true],
+    [`/@fs${ROOT}/app/client.tsx`, true],
+    ['/node_modules/.vinxi/client/deps/react-dom_client.js?v=1a2b', true],
+    ['/@fs/etc/passwd.js', false],
+    [`/@fs${ROOT}/../secrets/key.js`, false],
+    [`/@fs${ROOT}-other/app/x.ts`, false],
+    ['/app/%2E%2E/%2E%2E/etc/x.js', false],
+  ])('%s → %s', (id, inside) => {
+    expect(insideProject(id, ROOT)).toBe(inside);
+  });
+});
+
+describe('browserFailureLine', () => {
+  it('keeps terminal escapes and line breaks out of the line', async () => {
+    const view = await browserFailureView(
+      { message: 'Error: \u001b[2J\u001b[31mfake', stack: '', page: `${ORIGIN}/\r\n✖ forged` },
+      store,
+      files,
+    );
+    const line = browserFailureLine(view, `${ORIGIN}/\r\n✖ forged`);
+    expect([...line].filter((char) => char.charCodeAt(0) < 0x20)).toEqual([]);
+    expect(line.split('\n')).toHaveLength(1);
   });
 });
