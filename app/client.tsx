@@ -1,9 +1,11 @@
 /// <reference types="vinxi/types/client" />
-
+/**
+ * The browser's entry: take over the recorder, read the site config, start monitoring and
+ * hydrate, telling monitoring when the shell has hydrated.
+ */
 import { StartClient } from '@tanstack/react-start';
-import { StrictMode } from 'react';
+import { StrictMode, useEffect } from 'react';
 import { hydrateRoot } from 'react-dom/client';
-import { OnHydrated } from './components/OnHydrated';
 import { reportCspViolations } from './monitoring/csp-violations';
 import { pageRecorder } from './monitoring/recorder/recorder';
 import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
@@ -22,7 +24,7 @@ const shellHydrated = new Promise<void>((resolve) => {
   markShellHydrated = resolve;
 });
 try {
-  if (!recorder) throw new Error('the page has no recorder (app/components/RecorderScript.tsx)');
+  if (!recorder) throw new Error('the page has no recorder (app/routes/__root.tsx)');
   startBrowserMonitoring(router, site?.monitoring, recorder, shellHydrated);
 } catch (error) {
   // A monitoring failure (a bad config, an SDK bug) must never keep the page from hydrating.
@@ -46,3 +48,14 @@ hydrateRoot(
     <OnHydrated onHydrated={markShellHydrated} />
   </StrictMode>,
 );
+
+/**
+ * Renders nothing; calls `onHydrated` once React has committed the hydrated document's shell.
+ * Rendered beside `<StartClient>`, outside every Suspense boundary: its effect runs with the first
+ * commit (Start suspends the root until the route chunks are in). Content inside a Suspense
+ * boundary (the route under the root) hydrates in a later pass: app/monitoring/start-browser-monitoring.ts.
+ */
+export function OnHydrated({ onHydrated }: { onHydrated: () => void }): null {
+  useEffect(onHydrated, [onHydrated]);
+  return null;
+}

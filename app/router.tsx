@@ -1,6 +1,6 @@
 import { createRouter as createTanStackRouter } from '@tanstack/react-router';
-import { ErrorFallback } from './components/ErrorFallback';
-import { NotFound } from './components/NotFound';
+import { ErrorFallback, NotFound } from './components/ErrorFallback';
+
 import { parsePlainSearch, stringifyPlainSearch } from './plain-search';
 import { routeTree } from './routeTree.gen';
 import type { SiteConfig } from './site-config';

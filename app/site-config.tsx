@@ -1,11 +1,11 @@
 /**
  * The site config, in one module for both sides: the schema of what every page needs from the
  * server (the browser's monitoring slice, the optional pages), how the server derives that slice,
- * the `<script id="site-config">` the root renders it into and the hook that reads it back
- * (decision 0800). Computed once on the server by app/server/site-config.server.ts.
+ * the `<script id="site-config">` the root renders it into, the hook that reads it back
+ * (decision 0800), and the optional pages' guards. Computed once on the server by
+ * app/server/site-config.server.ts.
  */
-
-import { useRouter } from '@tanstack/react-router';
+import { notFound, useRouter } from '@tanstack/react-router';
 import * as v from 'valibot';
 import { isDsn, parseDsn, tunnelUrlOf } from './monitoring/dsn';
 
@@ -124,4 +124,24 @@ export function SiteConfigScript({ config }: { config: SiteConfig | undefined })
       dangerouslySetInnerHTML={{ __html: serializeForScript(config) }}
     />
   );
+}
+
+/**
+ * The /errors pages exist in local inbox mode only; with SENTRY_DSN each answers the site's
+ * 404 page before anything reads the inbox or validates the URL. From each page's loader, as
+ * `examplePagesOnly` below explains.
+ */
+export function inboxPagesOnly({ context }: { context: RouterContext }): void {
+  if (!context.site?.links.errorInbox) throw notFound();
+}
+
+/**
+ * The example pages exist in development, and in production only with ENABLE_EXAMPLE_ROUTES;
+ * otherwise each answers the site's 404 page. Called from each page's loader, not from a shared
+ * `beforeLoad`: router-core marks every ancestor of a route whose beforeLoad throws `notFound()`
+ * as not found, up to the root, and the root's not-found page then replaces the whole document
+ * (no head, styles or navigation). A loader's `notFound()` stays on its own route.
+ */
+export function examplePagesOnly({ context }: { context: RouterContext }): void {
+  if (!context.site?.links.examplePage) throw notFound();
 }

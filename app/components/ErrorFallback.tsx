@@ -1,3 +1,8 @@
+/**
+ * The router's fallbacks, rendered inside the root document: the error fallback (the root's
+ * errorComponent and the router's default), which reports a browser-side failure once, and the
+ * not-found page.
+ */
 import { type ErrorComponentProps, Link, useRouter } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { describeFailure, serverRenderDigestIn } from '#app/monitoring/failure-view';
@@ -70,4 +75,16 @@ function reportOnce(error: unknown): void {
     reported.add(error);
   }
   reportClientError(error);
+}
+
+export function NotFound() {
+  return (
+    <main className="page">
+      <h1>Page not found</h1>
+      <p>There is no page at this address.</p>
+      <p>
+        <Link to="/">Go to the home page</Link>
+      </p>
+    </main>
+  );
 }

@@ -1,3 +1,7 @@
+/**
+ * The root route owns the document: the head with the recorder first in it, the navigation, the
+ * site config, and the fallbacks rendered inside the same document.
+ */
 import {
   createRootRouteWithContext,
   HeadContent,
@@ -6,11 +10,10 @@ import {
   Scripts,
 } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
-import { ErrorFallback } from '#app/components/ErrorFallback';
+import { ErrorFallback, NotFound } from '#app/components/ErrorFallback';
 import { InboxNavLink } from '#app/components/InboxNavLink';
-import { NotFound } from '#app/components/NotFound';
-import { RecorderScript } from '#app/components/RecorderScript';
 import { pageTitle } from '#app/document-title';
+import recorderScript from '#app/monitoring/recorder/recorder-script.ts?inline-script';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
 import { type RouterContext, SiteConfigScript, useSiteConfig } from '#app/site-config';
 import appCss from '#app/styles/app.css?url';
@@ -72,5 +75,22 @@ function RootDocument({ children }: { children: ReactNode }) {
         <Scripts />
       </body>
     </html>
+  );
+}
+
+/**
+ * The recorder (app/monitoring/recorder/recorder.ts), inline, first in the document head, so that
+ * it runs before any module and catches what fails from there on. Its nonce comes as every
+ * script's does (app/start-1.120/render-page.server.tsx). The text is the server's only:
+ * the browser has run it by the time React hydrates, and the bundle would only carry it twice.
+ */
+export function RecorderScript() {
+  return (
+    <script
+      id="monitoring-recorder"
+      // biome-ignore lint/security/noDangerouslySetInnerHtml: our own code, bundled at build time.
+      dangerouslySetInnerHTML={{ __html: import.meta.env.SSR ? recorderScript : '' }}
+      suppressHydrationWarning
+    />
   );
 }

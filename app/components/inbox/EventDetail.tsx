@@ -1,13 +1,12 @@
 /**
- * One event of an issue as /errors shows it: the facts (time, release, environment, browser),
- * then the stack and breadcrumbs.
+ * One event of an issue as /errors shows it, in the page's order: the facts (time, release,
+ * environment, browser), then the stack (StackTrace) and the breadcrumbs (Breadcrumbs).
  */
 import { Link } from '@tanstack/react-router';
-import type { EventSummary, UnshownEvent } from '#app/server/inbox/inbox-event';
+import type { BreadcrumbDetail, EventSummary, UnshownEvent } from '#app/server/inbox/inbox-event';
+import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/stack-view';
 import type { ShownEvent } from '#app/server/inbox.functions';
-import { Breadcrumbs } from './Breadcrumbs';
-import { formatUtc, isoOf } from './format';
-import { StackTrace } from './StackTrace';
+import { countOf, formatUtc, isoOf } from './format';
 
 /**
  * One stored event of an issue, as Sentry shows it: its facts, its stack through the build's
@@ -148,4 +147,171 @@ export function EventFacts({
       ) : null}
     </>
   );
+}
+
+/** Longer text (or more than one line) is folded to its first line, to be opened. */
+const ONE_LINE = 120;
+
+/**
+ * What happened before the event, oldest first, as Sentry shows it. A long message or data (a
+ * console breadcrumb holding a minified stack) is folded to one line with a way to open it.
+ * Everything here is event data, rendered as text.
+ */
+export function Breadcrumbs({ breadcrumbs }: { breadcrumbs: BreadcrumbDetail[] }) {
+  if (breadcrumbs.length === 0) return <p>No breadcrumbs.</p>;
+  return (
+    <ol className="crumbs" aria-label="Breadcrumbs">
+      {breadcrumbs.map((crumb, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
+        <li key={index} className="crumb">
+          <span className="crumb-head">
+            <span className="crumb-category">{crumb.category ?? crumb.type ?? 'default'}</span>
+            {crumb.level ? (
+              <span className={`crumb-level level-${crumb.level}`}>{crumb.level}</span>
+            ) : null}
+            {crumb.timestamp ? (
+              <time dateTime={isoOf(crumb.timestamp)}>{formatUtc(crumb.timestamp)}</time>
+            ) : null}
+          </span>
+          {crumb.message ? <CrumbText text={crumb.message} kind="message" /> : null}
+          {crumb.data ? <CrumbText text={crumb.data} kind="data" /> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function CrumbText({ text, kind }: { text: string; kind: 'message' | 'data' }) {
+  const firstLine = text.split('\n', 1)[0] ?? '';
+  if (text.length <= ONE_LINE && firstLine === text) {
+    return kind === 'data' ? (
+      <code className="crumb-data">{text}</code>
+    ) : (
+      <span className="crumb-message">{text}</span>
+    );
+  }
+  return (
+    <details className={`crumb-long crumb-${kind}`}>
+      <summary>
+        <span className="crumb-line">
+          {firstLine.length > ONE_LINE ? `${firstLine.slice(0, ONE_LINE)}…` : `${firstLine} …`}
+        </span>
+      </summary>
+      <pre>{text}</pre>
+    </details>
+  );
+}
+
+/**
+ * Each exception with its frames, most recent call first: our own frames open, with the source
+ * around the line (from the build's maps, or as the SDK sent it); runs of library frames folded
+ * under "N library frames". A stack taken from a thread says whose. Everything here is event
+ * data or source text and is rendered as text.
+ */
+export function StackTrace({ exceptions }: { exceptions: ExceptionView[] }) {
+  if (exceptions.length === 0) return <p>This event has no stack trace.</p>;
+  return (
+    <>
+      {exceptions.map((exception, index) => (
+        // Exceptions have no id of their own; their order is their identity.
+        // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
+        <section key={index} className="exception" aria-label={`Exception ${exception.type}`}>
+          <h4>
+            {exception.type ? `${exception.type}: ` : ''}
+            {exception.value}
+          </h4>
+          {exception.thread ? (
+            <p className="muted">{`The stack of thread ${exception.thread}`}</p>
+          ) : null}
+          {exception.runs.length === 0 ? (
+            <p className="muted">No frames.</p>
+          ) : (
+            <ol className="frames" aria-label="Stack frames">
+              {exception.runs.map((run, runIndex) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
+                <Run key={runIndex} run={run} />
+              ))}
+            </ol>
+          )}
+        </section>
+      ))}
+    </>
+  );
+}
+
+function Run({ run }: { run: FrameRun }) {
+  if (run.kind === 'frame') return <Frame frame={run.frame} />;
+  return (
+    <li className="library-frames">
+      <details>
+        <summary>{countOf(run.frames.length, 'library frame')}</summary>
+        <ol className="frames" aria-label="Library frames">
+          {run.frames.map((frame, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: fixed order, never reordered
+            <Frame key={index} frame={frame} library />
+          ))}
+        </ol>
+      </details>
+    </li>
+  );
+}
+
+function Frame({ frame, library = false }: { frame: FrameView; library?: boolean }) {
+  return (
+    <li
+      className={['frame', library && 'library', frame.inApp && 'in-app'].filter(Boolean).join(' ')}
+    >
+      <code>{frame.functionName ?? '<anonymous>'}</code> at <code>{location(frame)}</code>
+      {frame.inApp ? <span className="badge"> in app</span> : null}
+      {frame.reason ? <span className="frame-reason">{` (${frame.reason})`}</span> : null}
+      {frame.context && frame.line !== undefined ? (
+        <SourceLines line={frame.line} context={frame.context} />
+      ) : null}
+    </li>
+  );
+}
+
+/** The lines before, the line (marked), the lines after, each with its number. */
+function SourceLines({
+  line,
+  context,
+}: {
+  line: number;
+  context: NonNullable<FrameView['context']>;
+}) {
+  const first = line - context.pre.length;
+  const lines = [...context.pre, context.line, ...context.post];
+  return (
+    <pre className="source-context">
+      <code>
+        {lines.map((text, index) => {
+          const number = first + index;
+          const row = (
+            <>
+              <span className="line-number">{number}</span>
+              {text}
+              {'\n'}
+            </>
+          );
+          return number === line ? (
+            <mark key={number} className="source-line current">
+              {row}
+            </mark>
+          ) : (
+            <span key={number} className="source-line">
+              {row}
+            </span>
+          );
+        })}
+      </code>
+    </pre>
+  );
+}
+
+function location(frame: FrameView): string {
+  const file = frame.file ?? '<unknown file>';
+  if (frame.line === undefined) return file;
+  return frame.column === undefined
+    ? `${file}:${frame.line}`
+    : `${file}:${frame.line}:${frame.column}`;
 }

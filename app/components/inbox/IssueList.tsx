@@ -7,7 +7,7 @@ import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import type { ListedIssue } from '#app/server/inbox.functions';
 import { Sparkline } from './Charts';
 import { countOf, formatUtc, isoOf } from './format';
-import { StatusBadges } from './IssueStatus';
+import { StatusBadges } from './InboxActions';
 
 /** The issues, one row each: what, where, how often and when, and its last 24 hours. */
 export function IssueList({ issues }: { issues: ListedIssue[] }) {

@@ -1,6 +1,6 @@
 /**
  * The inline script's entry: build/inline-scripts.ts bundles this file, with what it imports,
- * into the string app/components/RecorderScript.tsx renders first in the document head.
+ * into the string app/routes/__root.tsx renders first in the document head.
  */
 import { RECORDER_GLOBAL, startRecorder } from './recorder';
 

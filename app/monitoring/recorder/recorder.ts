@@ -1,6 +1,6 @@
 /**
  * The recorder: the page's first script, inline in the document head with the response's CSP
- * nonce (recorder-script.ts, rendered by app/components/RecorderScript.tsx), running before any
+ * nonce (recorder-script.ts, rendered by app/routes/__root.tsx), running before any
  * module. Sentry's Loader Script pattern, from our origin, and past it on delivery
  * (docs/decisions/0510-recorder-first-and-no-report-lost.md):
  *

@@ -6,8 +6,7 @@ import { ReleaseHealth, receivedLine } from '#app/components/inbox/ReleaseHealth
 import { pageTitle } from '#app/document-title';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
-import { useSiteConfig } from '#app/site-config';
-import { inboxPagesOnly } from './-inbox-only';
+import { inboxPagesOnly, useSiteConfig } from '#app/site-config';
 import { type IssueListSearch, issueListFiltersOf, issueListSearchOf } from './-issue-search';
 
 export const Route = createFileRoute('/errors/')({

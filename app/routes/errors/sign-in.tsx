@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { takeTokenFromFragment } from '#app/components/inbox/sign-in-fragment';
 import { pageTitle } from '#app/document-title';
 import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.functions';
-import { inboxPagesOnly } from './-inbox-only';
+import { inboxPagesOnly } from '#app/site-config';
 
 const SignInSearch = v.object({
   failed: v.fallback(v.optional(v.literal('1')), undefined),

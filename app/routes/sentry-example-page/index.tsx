@@ -1,9 +1,15 @@
+/**
+ * The example page: buttons that fail in each place a failure can happen, and the last report
+ * the browser SDK sent for one.
+ */
+
+import * as Sentry from '@sentry/react';
 import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
-import { useState } from 'react';
-import { LastReport } from '#app/components/LastReport';
+import { useEffect, useState } from 'react';
 import { pageTitle } from '#app/document-title';
+import { pageRecorder } from '#app/monitoring/recorder/recorder';
 import { callFailingExample } from '#app/server/example.functions';
-import { examplePagesOnly } from './-examples-only';
+import { examplePagesOnly, useSiteConfig } from '#app/site-config';
 
 export const Route = createFileRoute('/sentry-example-page/')({
   head: (context) => ({ meta: [{ title: pageTitle(context, 'Sentry example page') }] }),
@@ -63,4 +69,56 @@ function SentryExamplePage() {
 function RenderBomb(): never {
   // The marker stands for a secret in a message; tests check it never reaches the browser.
   throw new Error('Sentry example: render error thrown while rendering (render-secret-5e7f)');
+}
+
+interface Report {
+  eventId: string;
+  status: number | undefined;
+}
+
+/**
+ * Says when the browser SDK has sent an event, so that pressing a button that throws has a
+ * visible result: the event's id, and in local inbox mode a link to it. Nothing before that.
+ */
+export function LastReport() {
+  const [report, setReport] = useState<Report>();
+  const inbox = useSiteConfig()?.links.errorInbox === true;
+  useEffect(() => {
+    let unsubscribe: (() => void) | undefined;
+    let unmounted = false;
+    // The SDK loads after hydration (decision 0910): listen once it has taken over.
+    void pageRecorder()
+      ?.whenHandedOver()
+      .then(() => {
+        if (unmounted) return;
+        unsubscribe = Sentry.getClient()?.on('afterSendEvent', (event, response) => {
+          if (event.type !== undefined || !event.event_id) return; // transactions are not reports
+          setReport({ eventId: event.event_id, status: response.statusCode });
+        });
+      });
+    return () => {
+      unmounted = true;
+      unsubscribe?.();
+    };
+  }, []);
+  if (!report) return null;
+  const accepted = report.status === 200;
+  return (
+    <p role="status" data-testid="last-report">
+      {accepted ? 'Reported' : `Not accepted (answer ${report.status ?? 'none'})`}: event{' '}
+      <code>{report.eventId.slice(0, 8)}</code>
+      {inbox ? (
+        <>
+          {' '}
+          in{' '}
+          <Link to="/errors/$eventId" params={{ eventId: report.eventId }}>
+            the error inbox
+          </Link>
+        </>
+      ) : (
+        ' to Sentry'
+      )}
+      .
+    </p>
+  );
 }

@@ -27,7 +27,7 @@
  * `exited + errored + abnormal + crashed` sessions, of which `errored + abnormal + crashed`
  * errored and `crashed` crashed.
  */
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import type { EnvelopeItem } from './envelope';
 import { type NormalisedEvent, normaliseEvent } from './normalise-event';
 import { newEventId, normaliseEventId, parseDateTime } from './protocol-values';

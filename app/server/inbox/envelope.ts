@@ -26,7 +26,7 @@
  * `readEnvelope` (read-envelope.ts) applies these rules strictly at ingest; `splitEnvelope` is
  * the lenient reading of stored bytes: a broken item ends the parse with the items read so far.
  */
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 
 export interface EnvelopeItem {
   header: Record<string, unknown>;

@@ -35,7 +35,7 @@
  *   transaction and release, 128 for breadcrumb types and categories, 64 for environment, dist
  *   and logger. A cut string ends in "..." within that length, as Relay's `trim_string` does.
  */
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import { normaliseLogentry } from './logentry';
 import { normaliseEventId, parseTimestamp } from './protocol-values';
 

@@ -1,4 +1,9 @@
 /**
+ * JSON values as clients send them to the inbox: whether one is a record (what envelope lines
+ * must be), and strings made well formed before a page renders them.
+ */
+
+/**
  * Stored events are whatever a client sent, and JSON may carry a lone UTF-16 surrogate
  * (`"\ud800"`). Rendered into HTML it becomes U+FFFD on the wire, while the page's hydration
  * data keeps the surrogate, so React finds different text and fails hydration (#418), and the
@@ -27,4 +32,9 @@ function mapStrings(value: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) copy[wellFormedText(key)] = mapStrings(item);
   return copy;
+}
+
+/** A parsed JSON value that is an object (not null, not an array): what envelope lines must be. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,7 +2,7 @@
  * An envelope's header line: read from the request stream without reading the body, then
  * checked against the query's DSN before anything is forwarded or stored.
  */
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import type { Exchange } from './exchange.server';
 
 /**

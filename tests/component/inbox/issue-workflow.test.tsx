@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { IssueWorkflow } from '#app/components/inbox/IssueStatus';
+import { IssueWorkflow } from '#app/components/inbox/InboxActions';
 
 // The server function's address, as Start's compiler gives it to the page.
 vi.mock('#app/server/inbox.functions', () => ({

@@ -1,14 +1,12 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
-import { Histogram } from '#app/components/inbox/Charts';
+import { Histogram, TagBreakdown } from '#app/components/inbox/Charts';
 import { EventDetail } from '#app/components/inbox/EventDetail';
 import { countOf, formatUtc, isoOf } from '#app/components/inbox/format';
-import { SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
+import { IssueWorkflow, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
 import { EnvironmentBadge } from '#app/components/inbox/IssueList';
-import { IssueWorkflow } from '#app/components/inbox/IssueStatus';
-import { TagBreakdown } from '#app/components/inbox/TagBreakdown';
 import { pageTitle } from '#app/document-title';
 import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';
-import { inboxPagesOnly } from '../-inbox-only';
+import { inboxPagesOnly } from '../../../site-config';
 import { eventParamOf, issueEventOf, issueIdOf } from '../-issue-search';
 
 /** An issue: its latest event (or the one `?event=` names), its last 30 days and its tags. */

@@ -18,7 +18,7 @@ import { open, readdir } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import {
   isDebugId,
   MapIndex,

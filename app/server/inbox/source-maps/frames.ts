@@ -4,7 +4,7 @@
  */
 
 import type { StackFrame } from '#app/server/inbox/inbox-event';
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import { type FrameResolution, type ResolvedFrame, shownSource } from './resolve-frame';
 
 /**

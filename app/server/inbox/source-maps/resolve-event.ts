@@ -6,7 +6,7 @@
  */
 
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import {
   type FrameGroup,
   type FrameInput,

@@ -2,7 +2,7 @@
  * An envelope made ready to store, in the ingest thread: parsed and judged, its frames resolved
  * for grouping (bounded), and its browser named from the user agent.
  */
-import { isRecord } from '#app/server/is-record';
+import { isRecord } from '#app/server/inbox/well-formed';
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
