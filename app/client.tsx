@@ -6,9 +6,8 @@
 import { StartClient } from '@tanstack/react-start';
 import { StrictMode, useEffect } from 'react';
 import { hydrateRoot } from 'react-dom/client';
-import { reportCspViolations } from './monitoring/csp-violations';
 import { pageRecorder } from './monitoring/recorder/recorder';
-import { startBrowserMonitoring } from './monitoring/start-browser-monitoring';
+import { reportCspViolations, startBrowserMonitoring } from './monitoring/start-browser-monitoring';
 import { createRouter } from './router';
 import { parseSiteConfig, SITE_CONFIG_ELEMENT_ID } from './site-config';
 

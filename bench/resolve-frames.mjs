@@ -13,7 +13,7 @@ import { firstOfStores } from '../app/server/inbox/source-maps/map-store.ts';
 import {
   resolveEventFrames,
   resolveTopFrame,
-} from '../app/server/inbox/source-maps/resolve-event.ts';
+} from '../app/server/inbox/source-maps/resolve-frame.ts';
 
 const OUTPUT = fileURLToPath(new URL('../.output', import.meta.url));
 const CLIENT_MAPS = join(OUTPUT, 'sourcemaps/client');

@@ -2,7 +2,7 @@
  * Development's error overlay, wired into `vinxi dev`'s client router (decision 0970): that
  * router's vite server serves the browser's modules, so it has their source maps, and its base
  * (`/_build/`) is where the overlay's requests go. The work is done by
- * app/server/failures/dev-overlay.server.ts, loaded through vite like the rest of the server
+ * app/server/failures/dev-failure.server.ts, loaded through vite like the rest of the server
  * code; this plugin only hands it the server and mounts it. `apply: 'serve'`: a build has none
  * of it.
  */
@@ -10,9 +10,9 @@ import type { Plugin, ViteDevServer } from 'vite';
 import { processShared } from '../app/server/process-shared.server';
 
 export const DEV_ERRORS_PATH = '__dev-errors';
-const HANDLER = '/app/server/failures/dev-overlay.server.ts';
+const HANDLER = '/app/server/failures/dev-failure.server.ts';
 
-/** Where dev-overlay.server.ts finds the client router's vite server. */
+/** Where app/server/failures/dev-failure.server.ts finds the client router's vite server. */
 export function devViteServer(): { current?: ViteDevServer } {
   return processShared('dev-vite-server', () => ({}));
 }

@@ -11,8 +11,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { identityPathOf, isCompressible } from '../app/server/compression/precompressed';
 import { isHiddenBuildFile } from '../app/server/node/entry-refusals';
+import { identityPathOf, isCompressible } from '../app/server/node/public-files.server';
 
 export interface Precompressed {
   /** URL path of each file that got variants, e.g. `/_build/assets/app-….js`. */

@@ -21,7 +21,7 @@ import {
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
 import { limitStackFrames, markInAppFrames } from './in-app';
-import { REPORT_QUEUE_SIZE } from './recorder/report-store';
+import { REPORT_QUEUE_SIZE } from './recorder/recorder';
 
 /** How the browser SDK makes its transport (its options type is not exported). */
 export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;

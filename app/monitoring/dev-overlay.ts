@@ -3,7 +3,7 @@
  * causes (a render, an event handler, a rejected promise, a server failure that reached the
  * page by its digest) opens vite's own overlay element with the real message, our frames
  * resolved through the dev server's source maps, and a code frame. The page behind it stays
- * the generic one, as in production. The server's half is app/server/failures/dev-overlay.server.ts.
+ * the generic one, as in production. The server's half is app/server/failures/dev-failure.server.ts.
  *
  * Imported only behind `import.meta.env.DEV`: production bundles hold none of it
  * (tests/http/pre-hydration-scripts.test.ts checks every client chunk).

@@ -6,7 +6,7 @@
 /**
  * What the error fallback may say about an error. Shared by server and browser, framework-free.
  * A server-side failure reaches the browser as an error carrying only a `digest` (see
- * app/server/failures/public-error.server.ts); anything else is a client-side failure.
+ * app/server/failures/record-failure.server.ts); anything else is a client-side failure.
  */
 
 export const CLIENT_FAILURE_MESSAGE =

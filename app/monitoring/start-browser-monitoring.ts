@@ -1,9 +1,7 @@
 /**
- * The page's monitoring, started by app/client.tsx: it waits for hydration, names the page load's
- * route, keeps reports offline, drops noise, and loads the SDK (and tracing) only when the page
- * needs it.
+ * The page's monitoring, started by app/client.tsx: the SDK loaded after hydration when the page
+ * needs it, then the report of Content-Security-Policy violations.
  */
-
 import type { ErrorEvent } from '@sentry/core';
 import type { PublicConfig } from '#app/site-config';
 import type { TracedRouter } from './browser-options';
@@ -15,6 +13,11 @@ import type { Recorded, Recorder } from './recorder/recorder';
 import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
 import type { PageView } from './sdk-loader';
 
+/**
+ * The page's monitoring, started by app/client.tsx: it waits for hydration, names the page load's
+ * route, keeps reports offline, drops noise, and loads the SDK (and tracing) only when the page
+ * needs it.
+ */
 /**
  * Browser side, before hydration: no SDK. The recorder (recorder/recorder.ts, inline in the head)
  * has caught errors from the first byte; the app claims it here, hands it the SDK's noise rules,
@@ -306,4 +309,63 @@ export function isWorthSending({ report, original }: Recorded): boolean {
   if (innermost && isExtensionUrl(innermost)) return false;
   // Only an error that was thrown here is known as thrown: one from an earlier page is facts.
   return !isNoiseEvent(event as unknown as ErrorEvent, { originalException: original });
+}
+
+/**
+ * Content-Security-Policy violations in the page, reported through the SDK (so through the
+ * tunnel, the only origin the policy lets the page talk to). A few per page: one injected
+ * script blocked on every frame must not flood the queue of 64.
+ */
+export const MAX_CSP_REPORTS_PER_PAGE = 3;
+
+export interface CspViolation {
+  effectiveDirective: string;
+  blockedURI: string;
+  sourceFile: string;
+  lineNumber: number;
+  disposition: string;
+}
+
+/** What is sent for one violation: a short message, and the details as tags and extra. */
+export function describeViolation(violation: CspViolation): {
+  message: string;
+  tags: Record<string, string>;
+  extra: Record<string, string | number>;
+} {
+  // "inline", "eval" or a URL: the origin is enough to group by, the path goes in extra.
+  const blocked = blockedOrigin(violation.blockedURI);
+  return {
+    message: `Content-Security-Policy: ${violation.effectiveDirective} blocked ${blocked}`,
+    tags: { csp_directive: violation.effectiveDirective, csp_disposition: violation.disposition },
+    extra: {
+      blockedURI: violation.blockedURI.slice(0, 500),
+      sourceFile: violation.sourceFile.slice(0, 500),
+      lineNumber: violation.lineNumber,
+    },
+  };
+}
+
+function blockedOrigin(uri: string): string {
+  if (!uri.includes(':')) return uri || 'inline';
+  try {
+    const url = new URL(uri);
+    return url.origin === 'null' ? `${url.protocol}` : url.origin;
+  } catch {
+    return uri.slice(0, 100);
+  }
+}
+
+/** Starts listening; `report` is called for at most MAX_CSP_REPORTS_PER_PAGE violations. */
+export function reportCspViolations(
+  target: Pick<Document, 'addEventListener' | 'removeEventListener'>,
+  report: (description: ReturnType<typeof describeViolation>) => void,
+): () => void {
+  let reported = 0;
+  const listener = (event: Event) => {
+    if (reported >= MAX_CSP_REPORTS_PER_PAGE) return;
+    reported++;
+    report(describeViolation(event as SecurityPolicyViolationEvent));
+  };
+  target.addEventListener('securitypolicyviolation', listener);
+  return () => target.removeEventListener('securitypolicyviolation', listener);
 }

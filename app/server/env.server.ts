@@ -15,8 +15,8 @@ import {
   type WebConcurrency,
   workerCountOf,
 } from './cluster/worker-count';
+import { spotlightSidecarUrl } from './failures/sentry-client.server';
 import { processShared } from './process-shared.server';
-import { spotlightSidecarUrl } from './spotlight.server';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;

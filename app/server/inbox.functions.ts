@@ -1,16 +1,28 @@
 /**
- * Server functions behind the /errors pages (local inbox mode only), over the inbox database
- * (inbox/store/). With SENTRY_DSN set each throws notFound(), so the pages answer 404. Inputs are
- * validated with valibot; everything a page receives goes through wellFormed().
+ * The inbox's server functions: reading and acting on the inbox (issues, events, status,
+ * clearing), then access to it (signing in and out). Both sit behind the /errors pages.
  */
 import { notFound, redirect } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
-import { getWebRequest } from '@tanstack/react-start/server';
+import { deleteCookie, getWebRequest, setCookie } from '@tanstack/react-start/server';
 import * as v from 'valibot';
-import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { serverConfig } from './env.server';
-import { stackForDetail, topFramesFor } from './inbox/event-stack.server';
-import { currentInboxAccess } from './inbox/inbox-access.server';
+import { type ExceptionView, stackForDetail, topFramesFor } from './inbox/event-stack.server';
+import {
+  currentClient,
+  currentInboxAccess,
+  currentSessionId,
+  INBOX_SESSION_COOKIE,
+  type InboxAccessDecision,
+  inboxSessions,
+  SESSION_MAX_AGE_MS,
+  SIGN_IN_LOCKOUT_MS,
+  SIGN_IN_MAX_FAILURES,
+  SIGN_IN_WINDOW_MS,
+  sessionCookieOptions,
+  signInLimiter,
+  tokenMatches,
+} from './inbox/inbox-access.server';
 import {
   type EventDetail,
   eventDetailOf,
@@ -26,7 +38,6 @@ import {
   IssueStatusInput,
 } from './inbox/inbox-inputs';
 import { normaliseEventId } from './inbox/protocol-values';
-import type { ExceptionView } from './inbox/stack-view';
 import type {
   InboxDatabase,
   IssueDetail,
@@ -36,11 +47,17 @@ import type {
 } from './inbox/store/inbox-database.server';
 import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
 import { wellFormed } from './inbox/well-formed';
+import { warnLimited } from './logging/rate-limited-log';
 import { formPostRefusalOf, refusalResponse } from './security/state-change-guard';
 
 /**
+ * Server functions behind the /errors pages (local inbox mode only), over the inbox database
+ * (inbox/store/). With SENTRY_DSN set each throws notFound(), so the pages answer 404. Inputs are
+ * validated with valibot; everything a page receives goes through wellFormed().
+ */
+/**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
- * redirect to the sign-in page for a request the inbox is private to (inbox-access.ts).
+ * redirect to the sign-in page for a request the inbox is private to (inbox/inbox-access.server.ts).
  * `signedIn`: the request holds a session, so the page offers to sign out.
  */
 function inboxOrNotFound(): { inbox: LocalInbox; signedIn: boolean } {
@@ -250,3 +267,90 @@ export const clearInbox = createServerFn({ method: 'POST' })
     const deleted = inbox.db().clear();
     throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });
   });
+
+/**
+ * Signing in to and out of the local inbox (decision 0306). Plain HTML forms post here, so
+ * they work before hydration and without JavaScript; the answers are redirects, thrown as a
+ * Response (see clearInbox in ./inbox.functions.ts for why thrown).
+ */
+/** One fixed kind for every failed sign-in line: at most 20 a minute whoever guesses. */
+const FAILED_SIGN_IN = 'sign-in failed';
+
+/** What the sign-in page shows: the form, or that the inbox is already open to this request. */
+export const getInboxAccess = createServerFn({ method: 'GET' }).handler(
+  (): InboxAccessDecision => currentInboxAccess(),
+);
+
+export const SignInInput = v.object({ token: v.pipe(v.string(), v.maxLength(1000)) });
+
+export const signInToInbox = createServerFn({ method: 'POST' })
+  .validator((input: unknown) =>
+    v.parse(SignInInput, input instanceof FormData ? Object.fromEntries(input) : input),
+  )
+  .handler(async ({ data }): Promise<never> => {
+    // Before the token is even looked at: a GET would carry it in the URL, into access logs.
+    const refusal = formPostRefusalOf(getWebRequest(), 'signs in');
+    if (refusal) throw refusalResponse(refusal);
+    const { inboxAccess, publicUrl } = serverConfig();
+    if (inboxAccess.kind !== 'token') throw seeOther('/errors');
+
+    const client = currentClient();
+    const limiter = signInLimiter();
+    const gate = limiter.check(client);
+    if (!gate.allowed) {
+      warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: ${client} is locked out`);
+      throw new Response(
+        `Too many wrong tokens from your address: try again in ${minutes(gate.retryAfterSeconds)}.`,
+        {
+          status: 429,
+          headers: {
+            'Retry-After': String(gate.retryAfterSeconds),
+            'Content-Type': 'text/plain; charset=utf-8',
+          },
+        },
+      );
+    }
+    if (!tokenMatches(data.token, inboxAccess.token)) {
+      const { failures, lockedOut } = limiter.failed(client);
+      // Never the value typed: it may be the token with a typo.
+      const span = `${SIGN_IN_WINDOW_MS / 60_000} min`;
+      const count = lockedOut
+        ? `${failures} in ${span}: locked out for ${SIGN_IN_LOCKOUT_MS / 60_000} min`
+        : `${failures} of ${SIGN_IN_MAX_FAILURES} in ${span}`;
+      warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: wrong token from ${client} (${count})`);
+      throw seeOther('/errors/sign-in?failed=1');
+    }
+    limiter.succeeded(client);
+    const sessions = inboxSessions();
+    // No inbox (Sentry mode) or no usable store: /errors has nothing to show either.
+    if (!sessions) throw seeOther('/errors');
+    setCookie(INBOX_SESSION_COOKIE, sessions.create(), {
+      ...sessionCookieOptions(publicUrl?.protocol === 'https:'),
+      // The browser keeps it as long as the server would.
+      maxAge: SESSION_MAX_AGE_MS / 1000,
+    });
+    throw seeOther('/errors');
+  });
+
+/** Ends this browser's session, on the server and in its cookie. */
+export const signOutOfInbox = createServerFn({ method: 'POST' }).handler(
+  async (): Promise<never> => {
+    const refusal = formPostRefusalOf(getWebRequest(), 'signs out');
+    if (refusal) throw refusalResponse(refusal);
+    const session = currentSessionId();
+    if (session !== undefined) inboxSessions()?.end(session);
+    const secure = serverConfig().publicUrl?.protocol === 'https:';
+    deleteCookie(INBOX_SESSION_COOKIE, sessionCookieOptions(secure));
+    throw seeOther('/errors/sign-in');
+  },
+);
+
+/** A Set-Cookie written with h3's setCookie goes out with it (h3's sendWebResponse appends). */
+function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location } });
+}
+
+function minutes(seconds: number): string {
+  const count = Math.ceil(seconds / 60);
+  return count === 1 ? 'a minute' : `${count} minutes`;
+}

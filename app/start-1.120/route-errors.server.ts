@@ -3,12 +3,13 @@
  * form before Start dehydrates them, and recorded with the request once the load is over.
  */
 import { type AnyRoute, type AnyRouter, isNotFound, isRedirect } from '@tanstack/react-router';
-import type { FailurePhase } from '#app/server/failures/log-line';
 import {
+  type FailurePhase,
   isPublicServerError,
   type PublicServerError,
-} from '#app/server/failures/public-error.server';
-import { recordFailure, sanitiseFailure } from '#app/server/failures/record-failure.server';
+  recordFailure,
+  sanitiseFailure,
+} from '#app/server/failures/record-failure.server';
 import { processShared } from '#app/server/process-shared.server';
 
 const PHASE_OF_ROUTER_CODE: Record<string, FailurePhase> = {

@@ -21,7 +21,7 @@ const SAME_64 = Array.from({ length: 40 }, (_, i) => `fd00:0:0:1::${(i + 1).toSt
 const NEXT_64 = 'fd00:0:0:2::1';
 const PER_CLIENT = 100;
 const PER_ATTACKER = 90;
-/** (1,024 - 256 reserved) × 0.9: server-limits.ts. */
+/** (1,024 - 256 reserved) × 0.9: server-limits.server.ts. */
 const CAP = 691;
 const RECONNECT_MS = 250;
 

@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { HEADERS_TIMEOUT_MS } from '#app/server/node/server-limits';
+import { HEADERS_TIMEOUT_MS } from '#app/server/node/server-limits.server';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
 const PER_CLIENT = 100;

@@ -16,10 +16,10 @@ export const GET_INBOX_EVENT_FN =
 export const CLEAR_INBOX_FN =
   '/_server/app_server_inbox_functions_ts--clearInbox_createServerFn_handler';
 export const SIGN_IN_TO_INBOX_FN =
-  '/_server/app_server_inbox-access_functions_ts--signInToInbox_createServerFn_handler';
+  '/_server/app_server_inbox_functions_ts--signInToInbox_createServerFn_handler';
 export const GET_APP_OVERVIEW_FN =
   '/_server/app_server_app-info_functions_ts--getAppOverview_createServerFn_handler';
 export const SIGN_OUT_OF_INBOX_FN =
-  '/_server/app_server_inbox-access_functions_ts--signOutOfInbox_createServerFn_handler';
+  '/_server/app_server_inbox_functions_ts--signOutOfInbox_createServerFn_handler';
 export const GET_RUNTIME_HEALTH_FN =
   '/_server/app_server_app-info_functions_ts--getRuntimeHealth_createServerFn_handler';

@@ -3,8 +3,8 @@
  * environment, browser), then the stack (StackTrace) and the breadcrumbs (Breadcrumbs).
  */
 import { Link } from '@tanstack/react-router';
+import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/event-stack.server';
 import type { BreadcrumbDetail, EventSummary, UnshownEvent } from '#app/server/inbox/inbox-event';
-import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/stack-view';
 import type { ShownEvent } from '#app/server/inbox.functions';
 import { countOf, formatUtc, isoOf } from './format';
 

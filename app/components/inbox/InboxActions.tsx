@@ -5,8 +5,7 @@
  */
 import { Link } from '@tanstack/react-router';
 import type { IssueStatus as Status } from '#app/server/inbox/store/inbox-database.server';
-import { clearInbox, setIssueStatus } from '#app/server/inbox.functions';
-import { signOutOfInbox } from '#app/server/inbox-access.functions';
+import { clearInbox, setIssueStatus, signOutOfInbox } from '#app/server/inbox.functions';
 import { countOf } from './format';
 
 /**

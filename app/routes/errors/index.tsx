@@ -1,8 +1,12 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
 import { countOf } from '#app/components/inbox/format';
 import { ClearInbox, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
-import { IssueFilters, IssueList } from '#app/components/inbox/IssueList';
-import { ReleaseHealth, receivedLine } from '#app/components/inbox/ReleaseHealth';
+import {
+  IssueFilters,
+  IssueList,
+  ReleaseHealth,
+  receivedLine,
+} from '#app/components/inbox/IssueList';
 import { pageTitle } from '#app/document-title';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';

@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'react';
 import * as v from 'valibot';
 import { takeTokenFromFragment } from '#app/components/inbox/sign-in-fragment';
 import { pageTitle } from '#app/document-title';
-import { getInboxAccess, signInToInbox } from '#app/server/inbox-access.functions';
+import { getInboxAccess, signInToInbox } from '#app/server/inbox.functions';
 import { inboxPagesOnly } from '#app/site-config';
 
 const SignInSearch = v.object({

@@ -1,5 +1,5 @@
 /**
- * What the inbox does with each item of a valid envelope (read-envelope.ts): the error event to
+ * What the inbox does with each item of a valid envelope (envelope.ts, readEnvelope): the error event to
  * group and store, the session updates to aggregate into release health, and a count of every
  * item by type (spans, transactions, client reports, attachments, … are only counted). Items
  * Relay would accept and then drop are dropped here too, with the reason. Pure: the time of
@@ -28,10 +28,9 @@
  * errored and `crashed` crashed.
  */
 import { isRecord } from '#app/server/inbox/well-formed';
-import type { EnvelopeItem } from './envelope';
+import type { EnvelopeItem, ValidEnvelope } from './envelope';
 import { type NormalisedEvent, normaliseEvent } from './normalise-event';
 import { newEventId, normaliseEventId, parseDateTime } from './protocol-values';
-import type { ValidEnvelope } from './read-envelope';
 
 export type SessionStatus = 'ok' | 'exited' | 'crashed' | 'abnormal' | 'errored' | 'unhandled';
 

@@ -1,28 +1,88 @@
 /**
- * The inbox access policy (./inbox-access.ts) applied to the request being served, with the
- * process's one session store and sign-in limiter (kept through processShared, decision 0940).
+ * Access to the local inbox, one flow: the policy (who may read and clear it), the sessions a
+ * sign-in opens, the limit on sign-in attempts, then the glue that reads a request.
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getCookie, getEvent } from '@tanstack/react-start/server';
-import { serverConfig } from '#app/server/env.server';
+import Database from 'better-sqlite3';
+import { type InboxAccess, serverConfig } from '#app/server/env.server';
 import { peerAddressOf } from '#app/server/node/peer-address';
 import { processShared } from '#app/server/process-shared.server';
-import { clientKeyOf } from '#app/server/security/client-key';
 import {
-  createSignInLimiter,
-  SIGN_IN_LOCKOUT_MS,
-  SIGN_IN_MAX_CLIENTS,
-  SIGN_IN_MAX_FAILURES,
-  SIGN_IN_WINDOW_MS,
-  type SignInLimiter,
-} from '#app/server/security/sign-in-limiter';
-import {
-  INBOX_SESSION_COOKIE,
-  type InboxAccessDecision,
-  inboxAccessDecision,
-} from './inbox-access';
-import type { InboxSessions } from './inbox-sessions';
+  clientKeyOf,
+  isLoopbackAddress,
+  isLoopbackHost,
+} from '#app/server/security/client-address';
 import { localInbox } from './store/local-inbox.server';
 
+/**
+ * Who may read and clear the local inbox. Pure policy over what a request says about itself;
+ * the glue is below and in ../inbox.functions.ts. Why: the inbox holds
+ * the full text and stack of every server failure, which the error pages never show, and behind
+ * a proxy on this machine every visitor looks local
+ * (docs/decisions/0306-inbox-sign-in-by-default.md).
+ */
+export const INBOX_SESSION_COOKIE = 'inbox_session';
+
+/**
+ * Why a request may read the inbox (it is open, it comes from this machine and the operator
+ * said no proxy is in front, it holds a session), or that it must sign in first.
+ */
+export type InboxAccessDecision = 'open' | 'loopback' | 'session' | 'sign-in';
+
+export interface InboxRequest {
+  /** The TCP peer's address. */
+  remoteAddress: string | undefined;
+  /** The Host header. */
+  host: string | null;
+  /** Whether a proxy forwarded the request (Forwarded, X-Forwarded-For or X-Real-IP). */
+  forwarded: boolean;
+  /** Whether its session cookie names a live session. */
+  signedIn: boolean;
+}
+
+export function inboxAccessDecision(
+  access: InboxAccess,
+  request: InboxRequest,
+): InboxAccessDecision {
+  if (access.kind === 'open') return 'open';
+  if (request.signedIn) return 'session';
+  // All three: a proxy on this machine makes every visitor a loopback peer (so a forwarded
+  // request is not local), and a rebound DNS name reaches loopback with its own Host. nginx's
+  // defaults send neither header nor Host, hence only when the operator says there is no proxy.
+  if (
+    access.trustLoopback &&
+    isLoopbackAddress(request.remoteAddress) &&
+    !request.forwarded &&
+    isLoopbackHost(request.host)
+  ) {
+    return 'loopback';
+  }
+  return 'sign-in';
+}
+
+/** Whether a typed token is the inbox's, in constant time whatever the lengths. */
+export function tokenMatches(given: string, token: string): boolean {
+  // Hash first: timingSafeEqual needs equal lengths, and the length must not leak either.
+  return timingSafeEqual(sha256(given), sha256(token));
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/**
+ * The session cookie's attributes, for h3's setCookie and deleteCookie: the whole site, out of
+ * scripts' reach, never sent with a request from another site, and Secure over https.
+ */
+export function sessionCookieOptions(secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'strict', secure } as const;
+}
+
+/**
+ * The inbox access policy (above) applied to the request being served, with the
+ * process's one session store and sign-in limiter (kept through processShared, decision 0940).
+ */
 const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
 /**
@@ -79,4 +139,244 @@ function isLiveSession(session: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Signed-in inbox sessions: a random id in the visitor's cookie, what it is worth kept in the
+ * inbox's database, so that every worker of the server knows it (decisions 0306, 0314).
+ * Sign-out and expiry end a session on the server, whatever the browser keeps; a server start
+ * ends them all (`endAll`), a worker's restart does not.
+ *
+ * The clock and the id source are passed in, so expiry is tested without waiting. The
+ * process's one store is the local inbox's (./store/local-inbox.server.ts).
+ *
+ * Not h3's useSession (sealed cookies): ending sessions, idle expiry and the bound need this
+ * table anyway, so sealing would only wrap an unguessable id in a password every worker must
+ * share, and h3 1.15's getSession sets a cookie on every request that has none. h3 writes and
+ * reads the cookie itself (setCookie, getCookie in ../inbox.functions.ts).
+ */
+/** 12 hours without a visit ends a session: a working day, not an unattended week. */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** 7 days after signing in a session ends, however busy: a lost laptop's cookie expires. */
+export const SESSION_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+/** Only token holders make sessions: a thousand is far more than a team, and a bound. */
+export const MAX_SESSIONS = 1_000;
+/**
+ * A visit is written down at most this often per session: idle time is counted to the minute,
+ * and browsing the inbox does not write to the disk on every page.
+ */
+export const SESSION_TOUCH_PRECISION_MS = 60_000;
+
+export interface InboxSessionsOptions {
+  idleMs: number;
+  maxAgeMs: number;
+  maxSessions: number;
+  now?: () => number;
+  /** A new session id; 32 random bytes, hex, by default. */
+  newId?: () => string;
+}
+
+export interface InboxSessions {
+  /** Starts a session and returns its id, for the cookie. */
+  create(): string;
+  /** Whether `id` names a live session; a visit starts its idle time again. */
+  touch(id: string): boolean;
+  /** Ends the session `id` names, if any. */
+  end(id: string): void;
+  /** Ends every session: the server starts (a token made for the last run is no longer valid). */
+  endAll(): void;
+  /** Sessions kept, live or not yet noticed to have expired. */
+  size(): number;
+  close(): void;
+}
+
+interface SessionRow {
+  created_at: number;
+  last_seen_at: number;
+}
+
+/** What a session id looks like: anything else is not looked up. */
+const SESSION_ID = /^[0-9a-f]{64}$/;
+
+/** Sessions in the inbox database at `databasePath`, which its migrations have made. */
+export function openInboxSessions(
+  databasePath: string,
+  options: InboxSessionsOptions,
+): InboxSessions {
+  const { idleMs, maxAgeMs, maxSessions } = options;
+  const now = options.now ?? Date.now;
+  const newId = options.newId ?? (() => randomBytes(32).toString('hex'));
+  const db = new Database(databasePath, { fileMustExist: true });
+  // Another worker, or this one's ingest thread, may hold the write lock for a moment.
+  db.pragma('busy_timeout = 5000');
+  // A session lost to a power cut means signing in again: no fsync on this thread for it.
+  db.pragma('synchronous = NORMAL');
+
+  const find = db.prepare('SELECT created_at, last_seen_at FROM inbox_sessions WHERE digest = ?');
+  const insert = db.prepare(
+    'INSERT INTO inbox_sessions (digest, created_at, last_seen_at) VALUES (?, ?, ?)',
+  );
+  const seen = db.prepare('UPDATE inbox_sessions SET last_seen_at = ? WHERE digest = ?');
+  const remove = db.prepare('DELETE FROM inbox_sessions WHERE digest = ?');
+  const removeExpired = db.prepare(
+    'DELETE FROM inbox_sessions WHERE last_seen_at <= ? OR created_at <= ?',
+  );
+  const count = db.prepare('SELECT count(*) AS n FROM inbox_sessions').pluck();
+  // Least recently used first; of those used in the same minute, the first made.
+  const removeLeastRecent = db.prepare(
+    `DELETE FROM inbox_sessions WHERE rowid IN
+       (SELECT rowid FROM inbox_sessions ORDER BY last_seen_at, rowid LIMIT ?)`,
+  );
+  const removeAll = db.prepare('DELETE FROM inbox_sessions');
+
+  const live = (session: SessionRow, at: number) =>
+    at - session.last_seen_at < idleMs && at - session.created_at < maxAgeMs;
+
+  const create = db.transaction((digestOfId: string, at: number) => {
+    removeExpired.run(at - idleMs, at - maxAgeMs);
+    const excess = (count.get() as number) - maxSessions + 1;
+    if (excess > 0) removeLeastRecent.run(excess);
+    insert.run(digestOfId, at, at);
+  });
+
+  return {
+    create() {
+      const id = newId();
+      create.immediate(digest(id), now());
+      return id;
+    },
+    touch(id) {
+      if (!SESSION_ID.test(id)) return false;
+      const key = digest(id);
+      const session = find.get(key) as SessionRow | undefined;
+      if (!session) return false;
+      const at = now();
+      if (!live(session, at)) {
+        remove.run(key);
+        return false;
+      }
+      if (at - session.last_seen_at >= SESSION_TOUCH_PRECISION_MS) seen.run(at, key);
+      return true;
+    },
+    end(id) {
+      if (SESSION_ID.test(id)) remove.run(digest(id));
+    },
+    endAll() {
+      removeAll.run();
+    },
+    size: () => count.get() as number,
+    close() {
+      db.close();
+    },
+  };
+}
+
+/**
+ * The id's SHA-256: the table compares digests, so how long a lookup takes says nothing about a
+ * live id, and the ids themselves are not kept (a copy of the database signs no one in).
+ */
+function digest(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
+/**
+ * Wrong sign-in tokens, counted per client (../security/client-address.ts): a few in a while lock that client
+ * out for a short time, the right token included, so guessing goes at a few tries an hour
+ * instead of hundreds a second. Values and why: docs/decisions/0306-inbox-sign-in-by-default.md.
+ *
+ * Pure state with the clock passed in, so windows and lockouts are tested without waiting. The
+ * process's one limiter is in ../inbox/inbox-access.server.ts.
+ */
+
+/** Wrong tokens one client may send within the window... */
+export const SIGN_IN_MAX_FAILURES = 5;
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+/** ...before it is locked out this long. */
+export const SIGN_IN_LOCKOUT_MS = 5 * 60 * 1000;
+/** Clients tracked at once: about 1 MB at most. */
+export const SIGN_IN_MAX_CLIENTS = 10_000;
+
+export interface SignInLimiterOptions {
+  maxFailures: number;
+  windowMs: number;
+  lockoutMs: number;
+  maxClients: number;
+  now?: () => number;
+}
+
+export type SignInGate = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export interface SignInLimiter {
+  /** Whether `client` may try a token now. */
+  check(client: string): SignInGate;
+  /** A wrong token from `client`: how many in this window, and whether that locked it out. */
+  failed(client: string): { failures: number; lockedOut: boolean };
+  /** The right token: the client's count starts over. */
+  succeeded(client: string): void;
+  /** Clients tracked. */
+  size(): number;
+}
+
+interface ClientRecord {
+  windowStartedAt: number;
+  failures: number;
+  /** 0 while not locked out. */
+  lockedUntil: number;
+}
+
+export function createSignInLimiter(options: SignInLimiterOptions): SignInLimiter {
+  const { maxFailures, windowMs, lockoutMs, maxClients } = options;
+  const now = options.now ?? Date.now;
+  // In order of each record's window start (a new window is a new entry): the oldest first.
+  const records = new Map<string, ClientRecord>();
+
+  const stale = (record: ClientRecord, at: number) =>
+    record.lockedUntil > 0 ? at >= record.lockedUntil : at - record.windowStartedAt >= windowMs;
+
+  /** The client's record, if it still counts. */
+  const current = (client: string, at: number) => {
+    const record = records.get(client);
+    if (record && stale(record, at)) {
+      records.delete(client);
+      return undefined;
+    }
+    return record;
+  };
+
+  /** Room for one more client: stale records go first, then the oldest. */
+  const makeRoom = (at: number) => {
+    for (const [client, record] of records) {
+      if (records.size < maxClients) return;
+      if (stale(record, at)) records.delete(client);
+    }
+    while (records.size >= maxClients) {
+      records.delete(records.keys().next().value as string);
+    }
+  };
+
+  return {
+    check(client) {
+      const at = now();
+      const record = current(client, at);
+      if (!record || record.lockedUntil === 0) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: Math.ceil((record.lockedUntil - at) / 1000) };
+    },
+    failed(client) {
+      const at = now();
+      let record = current(client, at);
+      if (!record) {
+        makeRoom(at);
+        record = { windowStartedAt: at, failures: 0, lockedUntil: 0 };
+        records.set(client, record);
+      }
+      record.failures++;
+      const lockedOut = record.failures >= maxFailures;
+      if (lockedOut && record.lockedUntil === 0) record.lockedUntil = at + lockoutMs;
+      return { failures: record.failures, lockedOut };
+    },
+    succeeded(client) {
+      records.delete(client);
+    },
+    size: () => records.size,
+  };
 }

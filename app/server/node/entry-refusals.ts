@@ -2,7 +2,7 @@
  * What the built server's entry refuses before nitro sees a request: bad paths and hosts, methods
  * no route takes, and the build's hidden files (manifests, source maps). Pure.
  */
-import { identityPathOf } from '../compression/precompressed';
+import { identityPathOf } from './public-files.server';
 
 /**
  * What the server's entry refuses before any route sees it: malformed paths, hosts and methods.

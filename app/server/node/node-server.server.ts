@@ -13,7 +13,6 @@ import { useNitroApp } from 'nitropack/runtime';
 import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
 import { workerShareOf } from '#app/server/cluster/worker-count';
 import { linkToPrimary, thisWorker } from '#app/server/cluster/worker-link.server';
-import { isVariantRequest } from '#app/server/compression/precompressed';
 import { serverConfig } from '#app/server/env.server';
 import { bodyLimitRefusal, refusalLogLine } from '#app/server/failures/server-function-failures';
 import {
@@ -29,7 +28,8 @@ import {
   describeMonitoring,
   describeSpotlight,
 } from '#app/server/monitoring-mode.server';
-import { clientKeyOf } from '#app/server/security/client-key';
+import { isVariantRequest } from '#app/server/node/public-files.server';
+import { clientKeyOf } from '#app/server/security/client-address';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
 import { isTunnelPath, theTunnel } from '#app/server/tunnel/tunnel-instance.server';
@@ -39,7 +39,6 @@ import { hostRefusal, isHiddenBuildFile, pathRefusal, REFUSED_METHODS } from './
 import { handleShutdownSignals, isShuttingDown } from './graceful-shutdown.server';
 import { lagMonitor, requestKind, SHED_RETRY_AFTER_SECONDS } from './load-shedding.server';
 import { stampPeerAddress } from './peer-address';
-import { shareConnections } from './per-client-connections.server';
 import { cacheControlOf, listPublicFiles } from './public-files.server';
 import {
   CONCURRENT_RENDERS,
@@ -51,14 +50,15 @@ import {
   SERVER_FUNCTION_CALLS_PER_CLIENT,
   SERVER_FUNCTION_TURN_BUDGET_MS,
   serverLimits,
-} from './server-limits';
+  shareConnections,
+} from './server-limits.server';
 
 /**
  * The built server (loaded by ./node-server.entry.ts once source maps are on): the one
  * place where every request arrives, before nitro and TanStack Start. It owns what nitro's
  * entry leaves at Node's defaults:
  * - the server's limits: timeouts and a connection cap shared fairly between clients
- *   (./server-limits.ts, ./per-client-connections.server.ts);
+ *   (./server-limits.server.ts);
  * - what never waits behind pages: the tunnel and /health are answered first;
  * - load shedding: new page requests get a fast 503 while the event loop lags;
  * - admission: pages and server-function calls each wait for a place of their own

@@ -16,13 +16,13 @@ import {
   createClientSlots,
   localBufferLimits,
 } from './client-limits';
+import { createUpstream, POOL_SOCKETS } from './forward-to-sentry.server';
 import { createTunnel, type TunnelHandler, tunnelLogKind } from './tunnel.server';
-import { createUpstream, POOL_SOCKETS } from './upstream.server';
 
 /** The process's tunnel, built once from serverConfig() on first use. */
 /**
  * Envelopes one client may have streaming to Sentry at once: an eighth of the streaming pool
- * (upstream.server.ts), so it takes 8 clients to hold it, and none can hold the whole pool.
+ * (forward-to-sentry.server.ts), so it takes 8 clients to hold it, and none can hold the whole pool.
  */
 export const STREAMING_FORWARDS_PER_CLIENT = 8;
 

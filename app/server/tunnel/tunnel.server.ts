@@ -5,13 +5,17 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TunnelTarget } from '#app/monitoring/dsn';
-import { type AllowList, type Destination, parseTunnelQuery } from './allow-list';
+import {
+  type AllowList,
+  type Destination,
+  parseEnvelopeHeader,
+  parseTunnelQuery,
+  readHeaderLine,
+} from './allow-list';
 import type { ByteBudget, ClientRate, ClientSlots } from './client-limits';
-import { parseEnvelopeHeader, readHeaderLine } from './envelope-header.server';
 import { Exchange, enforceBodyDeadline } from './exchange.server';
-import { forwardToSentry } from './forward-to-sentry.server';
+import { forwardToSentry, type Upstream } from './forward-to-sentry.server';
 import { storeInLocalInbox } from './store-in-local-inbox.server';
-import type { Upstream } from './upstream.server';
 
 /**
  * The tunnel over plain Node streams: one POST /monitoring exchange, from the query check to

@@ -4,8 +4,8 @@
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { Breadcrumbs, StackTrace } from '#app/components/inbox/EventDetail';
-import { crashFree, ReleaseHealth, receivedLine } from '#app/components/inbox/ReleaseHealth';
-import type { ExceptionView, FrameView } from '#app/server/inbox/stack-view';
+import { crashFree, ReleaseHealth, receivedLine } from '#app/components/inbox/IssueList';
+import type { ExceptionView, FrameView } from '#app/server/inbox/event-stack.server';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 const MINIFIED_STACK = `TypeError: n is not a function\n    at https://example.com/_build/assets/vendor-${'x'.repeat(400)}.js:1:23456`;

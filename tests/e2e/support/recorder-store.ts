@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 
 /**
  * The ids of the reports the page's recorder keeps in IndexedDB (app/monitoring/recorder/
- * report-store.ts) that no page has sent or taken yet (the settled log in localStorage).
+ * recorder.ts) that no page has sent or taken yet (the settled log in localStorage).
  */
 export function storedReportIds(page: Page): Promise<string[]> {
   return page.evaluate(

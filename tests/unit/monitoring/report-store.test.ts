@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '#app/monitoring/recorder/report';
 import {
   fitsInStore,
   MAX_STORED_BYTES,
   openReportStore,
   REPORT_QUEUE_SIZE,
-} from '#app/monitoring/recorder/report-store';
+} from '#app/monitoring/recorder/recorder';
+import type { Report } from '#app/monitoring/recorder/report';
 
 const report = (id: string, message = 'boom'): Report => ({
   id,

@@ -19,8 +19,8 @@ import {
   openInboxSessions,
   SESSION_IDLE_MS,
   SESSION_MAX_AGE_MS,
-} from '../inbox-sessions';
-import { buildOutputOf } from '../source-maps/build-maps.server';
+} from '../inbox-access.server';
+import { buildOutputOf } from '../source-maps/directory-map-store.server';
 import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
 import { IngestError, ingestErrorCode } from './ingest-protocol';
 import { createIngestThread, type IngestThread } from './ingest-thread.server';

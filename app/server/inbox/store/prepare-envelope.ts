@@ -4,18 +4,18 @@
  */
 import { isRecord } from '#app/server/inbox/well-formed';
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
+import { readEnvelope } from '../envelope';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
-import { readEnvelope } from '../read-envelope';
 import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store';
-import { resolveEventFrames } from '../source-maps/resolve-event';
+import { resolveEventFrames } from '../source-maps/resolve-frame';
 import { wellFormedText } from '../well-formed';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
 
 /**
  * From an envelope's bytes to what the database stores, in the ingest thread: judged as Relay
- * judges it (../read-envelope.ts), split into its event, session updates and item counts
+ * judges it (../envelope.ts), split into its event, session updates and item counts
  * (../classify-envelope.ts), the event grouped as Sentry groups it (../grouping/grouping.ts),
  * after the build's source maps as Sentry applies them (./resolve-for-grouping.ts), with the
  * tags its issue's breakdown counts. The arrival time and the maps are given.

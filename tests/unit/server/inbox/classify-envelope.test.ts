@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionEnvelope } from '#app/monitoring/page-session';
 import { SDK_METADATA } from '#app/monitoring/recorder/report';
 import { classifyEnvelope } from '#app/server/inbox/classify-envelope';
-import { readEnvelope } from '#app/server/inbox/read-envelope';
+import { readEnvelope } from '#app/server/inbox/envelope';
 import {
   javaEnvelopes,
   pythonLogEvent,

@@ -1,10 +1,29 @@
-import { describe, expect, it } from 'vitest';
+/**
+ * Tests of inbox-access, one section per part of the module, in its order.
+ */
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { InboxAccess } from '#app/server/env.server';
 import {
+  createSignInLimiter,
   type InboxRequest,
+  type InboxSessions,
   inboxAccessDecision,
+  MAX_SESSIONS,
+  openInboxSessions,
+  SESSION_IDLE_MS,
+  SESSION_MAX_AGE_MS,
+  SIGN_IN_LOCKOUT_MS,
+  SIGN_IN_MAX_CLIENTS,
+  SIGN_IN_MAX_FAILURES,
+  SIGN_IN_WINDOW_MS,
   tokenMatches,
-} from '#app/server/inbox/inbox-access';
+} from '#app/server/inbox/inbox-access.server';
+import { openInboxDatabase } from '#app/server/inbox/store/inbox-database.server';
+import { clientKeyOf } from '#app/server/security/client-address';
 
 const TOKEN = 'correct-horse-battery-staple';
 const local: InboxRequest = {
@@ -85,5 +104,234 @@ describe('inboxAccessDecision', () => {
     expect(tokenMatches(`${TOKEN} `, TOKEN)).toBe(false);
     expect(tokenMatches('', TOKEN)).toBe(false);
     expect(tokenMatches(TOKEN.slice(0, -1), TOKEN)).toBe(false);
+  });
+});
+
+const HOUR = 60 * 60 * 1000;
+const opened: InboxSessions[] = [];
+
+afterEach(() => {
+  for (const sessions of opened.splice(0)) sessions.close();
+});
+
+/** A new inbox database, its schema made as the server makes it. */
+function newDatabase(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'sessions-')), 'inbox.sqlite');
+  openInboxDatabase(path, { maxEvents: 100 }).close();
+  return path;
+}
+
+/** A store on a clock the test moves; `path` shares another store's database. */
+function sessionsAt(start = 0, maxSessions = MAX_SESSIONS, path = newDatabase()) {
+  const clock = { now: start };
+  const sessions = openInboxSessions(path, {
+    idleMs: SESSION_IDLE_MS,
+    maxAgeMs: SESSION_MAX_AGE_MS,
+    maxSessions,
+    now: () => clock.now,
+  });
+  opened.push(sessions);
+  return {
+    sessions,
+    path,
+    advance(ms: number) {
+      clock.now += ms;
+    },
+  };
+}
+
+describe('inbox sessions', () => {
+  it('lasts 12 hours idle and 7 days in all', () => {
+    expect(SESSION_IDLE_MS).toBe(12 * HOUR);
+    expect(SESSION_MAX_AGE_MS).toBe(7 * 24 * HOUR);
+  });
+
+  it('makes a new random 32-byte id each time', () => {
+    const { sessions } = sessionsAt();
+    const ids = new Set(Array.from({ length: 50 }, () => sessions.create()));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('knows its own ids only', () => {
+    const { sessions } = sessionsAt();
+    const id = sessions.create();
+    expect(sessions.touch(id)).toBe(true);
+    expect(sessions.touch('0'.repeat(64))).toBe(false);
+    expect(sessions.touch(id.toUpperCase())).toBe(false);
+    expect(sessions.touch(`${id} `)).toBe(false);
+    expect(sessions.touch('')).toBe(false);
+  });
+
+  it('ends after 12 hours without a visit', () => {
+    const { sessions, advance } = sessionsAt();
+    const id = sessions.create();
+    advance(12 * HOUR - 1);
+    expect(sessions.touch(id)).toBe(true);
+    advance(12 * HOUR - 1);
+    expect(sessions.touch(id)).toBe(true);
+    advance(12 * HOUR);
+    expect(sessions.touch(id)).toBe(false);
+    // Gone for good, not only refused.
+    expect(sessions.size()).toBe(0);
+  });
+
+  it('ends 7 days after signing in, however often it is used', () => {
+    const { sessions, advance } = sessionsAt(1_000_000);
+    const id = sessions.create();
+    for (let hours = 0; hours < 7 * 24 - 1; hours++) {
+      advance(HOUR);
+      expect(sessions.touch(id)).toBe(true);
+    }
+    advance(HOUR);
+    expect(sessions.touch(id)).toBe(false);
+  });
+
+  it('ends on sign-out, that session only', () => {
+    const { sessions } = sessionsAt();
+    const mine = sessions.create();
+    const theirs = sessions.create();
+    sessions.end(mine);
+    expect(sessions.touch(mine)).toBe(false);
+    expect(sessions.touch(theirs)).toBe(true);
+    sessions.end('not an id');
+    expect(sessions.size()).toBe(1);
+  });
+
+  it('keeps at most maxSessions, dropping the one unused longest', () => {
+    const { sessions, advance } = sessionsAt(0, 3);
+    const [a, b, c] = [sessions.create(), sessions.create(), sessions.create()] as const;
+    // A visit is written down to the minute.
+    advance(HOUR);
+    expect(sessions.touch(a)).toBe(true);
+    const d = sessions.create();
+    expect(sessions.size()).toBe(3);
+    expect(sessions.touch(b)).toBe(false);
+    expect([a, c, d].map((id) => sessions.touch(id))).toEqual([true, true, true]);
+  });
+
+  it('is the same session on every worker: one database, several stores', () => {
+    const first = sessionsAt();
+    const second = sessionsAt(0, MAX_SESSIONS, first.path);
+    const id = first.sessions.create();
+    expect(second.sessions.touch(id)).toBe(true);
+    second.sessions.end(id);
+    expect(first.sessions.touch(id)).toBe(false);
+  });
+
+  it('ends every session when the server starts again', () => {
+    const { sessions, path } = sessionsAt();
+    const id = sessions.create();
+    sessions.endAll();
+    expect(sessions.touch(id)).toBe(false);
+    // Kept on disk otherwise: a store opened again (a worker started again) still knows it.
+    const kept = sessions.create();
+    sessions.close();
+    opened.splice(opened.indexOf(sessions), 1);
+    expect(sessionsAt(0, MAX_SESSIONS, path).sessions.touch(kept)).toBe(true);
+  });
+});
+
+const MINUTE = 60_000;
+
+function limiterAt(maxClients = SIGN_IN_MAX_CLIENTS) {
+  let now = 0;
+  const limiter = createSignInLimiter({
+    maxFailures: SIGN_IN_MAX_FAILURES,
+    windowMs: SIGN_IN_WINDOW_MS,
+    lockoutMs: SIGN_IN_LOCKOUT_MS,
+    maxClients,
+    now: () => now,
+  });
+  return {
+    limiter,
+    advance(ms: number) {
+      now += ms;
+    },
+    /** A sign-in attempt as the server function makes it: check, then count a wrong token. */
+    wrong(address: string) {
+      const client = clientKeyOf(address);
+      const gate = limiter.check(client);
+      if (!gate.allowed) return gate.retryAfterSeconds;
+      limiter.failed(client);
+      return 'refused';
+    },
+  };
+}
+
+describe('the sign-in limiter', () => {
+  it('allows 5 wrong tokens in 15 minutes, then locks out for 5 minutes', () => {
+    expect([SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, SIGN_IN_LOCKOUT_MS]).toEqual([
+      5,
+      15 * MINUTE,
+      5 * MINUTE,
+    ]);
+    const { limiter, wrong, advance } = limiterAt();
+    expect(Array.from({ length: 5 }, () => wrong('203.0.113.7'))).toEqual(Array(5).fill('refused'));
+    expect(wrong('203.0.113.7')).toBe(300);
+    advance(4 * MINUTE + 59_500);
+    expect(limiter.check('203.0.113.7')).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    advance(500);
+    expect(limiter.check('203.0.113.7')).toEqual({ allowed: true });
+    // A fresh start: five more before the next lockout.
+    expect(Array.from({ length: 6 }, () => wrong('203.0.113.7'))).toEqual([
+      ...Array(5).fill('refused'),
+      300,
+    ]);
+  });
+
+  it('says when a wrong token locked the client out', () => {
+    const { limiter } = limiterAt();
+    const results = Array.from({ length: 5 }, () => limiter.failed('a'));
+    expect(results.map((result) => result.lockedOut)).toEqual([false, false, false, false, true]);
+    expect(results.map((result) => result.failures)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('forgets wrong tokens older than the window', () => {
+    const { wrong, advance } = limiterAt();
+    for (let i = 0; i < 4; i++) wrong('203.0.113.7');
+    advance(15 * MINUTE);
+    for (let i = 0; i < 5; i++) expect(wrong('203.0.113.7')).toBe('refused');
+    expect(wrong('203.0.113.7')).toBe(300);
+  });
+
+  it('starts over after the right token', () => {
+    const { limiter, wrong } = limiterAt();
+    for (let i = 0; i < 4; i++) wrong('203.0.113.7');
+    limiter.succeeded('203.0.113.7');
+    for (let i = 0; i < 5; i++) expect(wrong('203.0.113.7')).toBe('refused');
+  });
+
+  it.each([
+    ['another IPv4 address', '203.0.113.7', '203.0.113.8', 'refused'],
+    ['the same IPv4 address, IPv4-mapped', '203.0.113.7', '::ffff:203.0.113.7', 300],
+    ['another IPv6 /64', '2001:db8:1:2::1', '2001:db8:1:3::1', 'refused'],
+    ['the same IPv6 /64, another address', '2001:db8:1:2::1', '2001:db8:1:2:ffff::9', 300],
+  ])('counts per client: %s', (_name, locked, other, expected) => {
+    const { wrong } = limiterAt();
+    for (let i = 0; i < 5; i++) wrong(locked);
+    expect(wrong(locked)).toBe(300);
+    expect(wrong(other)).toBe(expected);
+  });
+
+  it('tracks at most maxClients, dropping stale clients first', () => {
+    const { limiter, advance } = limiterAt(3);
+    limiter.failed('stale');
+    advance(SIGN_IN_WINDOW_MS);
+    for (let i = 0; i < 5; i++) limiter.failed('locked');
+    limiter.failed('b');
+    limiter.failed('c');
+    expect(limiter.size()).toBe(3);
+    // 'stale' went, not the locked-out client.
+    expect(limiter.check('locked').allowed).toBe(false);
+    // With none stale, the oldest goes: the bound holds whatever the clients do.
+    limiter.failed('d');
+    expect(limiter.size()).toBe(3);
+  });
+
+  it('keeps memory bounded under a flood of clients', () => {
+    const { limiter } = limiterAt(100);
+    for (let i = 0; i < 10_000; i++) limiter.failed(`198.18.${i >> 8}.${i & 255}`);
+    expect(limiter.size()).toBe(100);
   });
 });

@@ -6,7 +6,7 @@ import {
   HEADERS_TIMEOUT_MS,
   MAX_CONNECTIONS,
   serverLimits,
-} from '#app/server/node/server-limits';
+} from '#app/server/node/server-limits.server';
 
 describe('nextShedding', () => {
   it.each([

@@ -11,6 +11,7 @@ import {
   createClientRate,
   createClientSlots,
 } from '#app/server/tunnel/client-limits';
+import { createUpstream, type Upstream } from '#app/server/tunnel/forward-to-sentry.server';
 import {
   createTunnel,
   errorMessageOf,
@@ -19,7 +20,6 @@ import {
   tunnelLogKind,
   tunnelLogLine,
 } from '#app/server/tunnel/tunnel.server';
-import { createUpstream, type Upstream } from '#app/server/tunnel/upstream.server';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { chunkedBody, send, textEnvelope } from '#tests/support/envelopes';
 import { slowPost, within } from '#tests/support/slow-client';

@@ -1,8 +1,12 @@
+/**
+ * Tests of directory-map-store, one section per part of the module, in its order.
+ */
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  buildOutputOf,
   createDirectoryMapStore,
   MAX_CACHED_MAPS,
   type MapFileSystem,
@@ -184,5 +188,25 @@ describe('the directory map store', () => {
     const store = createDirectoryMapStore({ root, fileSystem });
     expect((await store.byChunkPath('/deep-1.js')).found).toBe(false);
     expect(fileSystem.listed.length).toBeLessThanOrEqual(13);
+  });
+});
+
+describe('buildOutputOf', () => {
+  it('finds the maps from the built entry', () => {
+    expect(buildOutputOf('file:///srv/app/.output/server/index.mjs')).toEqual({
+      clientMapsDir: '/srv/app/.output/sourcemaps/client',
+      serverDir: '/srv/app/.output/server',
+      projectRoot: '/srv/app',
+    });
+  });
+
+  it.each([
+    ['a source module under vinxi dev', 'file:///srv/app/app/server/inbox/x.server.ts'],
+    ['a server chunk not rewritten by nitro', 'file:///srv/app/.output/server/chunks/_/x.mjs'],
+    ['another index.mjs', 'file:///srv/app/.output/public/index.mjs'],
+    ['not a file URL', 'http://localhost:3000/server/index.mjs'],
+    ['not a URL', 'index.mjs'],
+  ])('finds none for %s', (_, url) => {
+    expect(buildOutputOf(url)).toBeUndefined();
   });
 });

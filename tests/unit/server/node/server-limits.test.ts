@@ -3,7 +3,7 @@ import {
   type ClientConnections,
   createConnectionTable,
   evictionVictim,
-} from '#app/server/node/per-client-connections.server';
+} from '#app/server/node/server-limits.server';
 
 /** A client holding `open` connections, of which these ids serve no request, oldest first. */
 const holding = (open: number, ...evictable: number[]): ClientConnections<number> => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestTargetOf } from '#app/server/tunnel/upstream.server';
+import { requestTargetOf } from '#app/server/tunnel/forward-to-sentry.server';
 
 describe('requestTargetOf: where an envelope goes and the Host header it carries', () => {
   it.each([
