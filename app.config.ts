@@ -105,14 +105,9 @@ export default defineConfig({
     entry: resolve('app/server/node/node-server.entry.ts'),
     // nitro's error answer, with its log line rate-limited (app/start-1.120/request-errors.server.ts).
     errorHandler: resolve('app/start-1.120/request-errors.server.ts'),
-    // Parse the environment once at start; a bad value stops the server (see env.server.ts).
-    plugins: [
-      resolve('app/server/startup.server.ts'),
-      // Failure reports still on their way get a moment at shutdown.
-      resolve('app/server/failures/flush-on-close.server.ts'),
-      // Reports still on their way into the inbox are stored before the process exits.
-      resolve('app/server/inbox/store/settle-ingest-on-close.server.ts'),
-    ],
+    // Parse the environment once at start (a bad value stops the server, see env.server.ts);
+    // at shutdown, reports still on their way get a moment (app/server/startup.server.ts).
+    plugins: [resolve('app/server/startup.server.ts')],
   },
 }).then((app) => {
   // The build says what it was built from, so `npm start` and the tests rebuild only when a

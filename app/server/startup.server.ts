@@ -1,16 +1,31 @@
 /**
- * A nitro plugin: runs once when the server process starts, before it takes requests.
- * It parses the environment (a bad one stops the server here, with the message naming
- * each bad variable). The built server's entry says where errors go once it listens
- * (app/server/node/node-server.server.ts); `vinxi dev`, which has no such entry, says it here.
+ * The server process's start and close, one flow:
+ * - at start (a nitro plugin, before the process takes requests), the environment is parsed: a
+ *   bad one stops the server here, with the message naming each bad variable;
+ * - the start lines say where errors go: `vinxi dev` prints them from the plugin, the built
+ *   server once it listens (`listenAndAnnounce`, called by app/server/node/node-server.server.ts,
+ *   which also installs nitro's handlers for unhandled errors);
+ * - at close (nitro's `close` hook, after the server has drained its requests), failure reports
+ *   still on their way, and reports the inbox's ingest thread still holds, get a bounded moment,
+ *   so the events of the last moments are not lost with the process and a hanging Sentry or disk
+ *   cannot hold the shutdown.
  */
-import { serverConfig } from './env.server';
-import { localInbox } from './inbox/store/local-inbox.server';
+import type { Server } from 'node:http';
+import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
+import { thisWorker } from './cluster/worker-link.server';
+import { type ServerConfig, serverConfig } from './env.server';
+import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
+import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
 import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
 } from './monitoring-mode.server';
+
+/** Well inside the usual 10–30 s between an orchestrator's SIGTERM and its SIGKILL. */
+export const FLUSH_ON_CLOSE_MS = 2_000;
+/** Well past a batch of durable writes; well inside an orchestrator's SIGTERM-to-SIGKILL. */
+export const SETTLE_INGEST_ON_CLOSE_MS = 5_000;
 
 interface NitroAppLike {
   /**
@@ -18,23 +33,101 @@ interface NitroAppLike {
    * plugin once asked for that, and `npm run dev` never said where errors go.
    */
   listen?: unknown;
+  hooks: { hook(name: 'close', run: () => Promise<void>): void };
 }
 
 export default function startup(nitroApp: NitroAppLike): void {
-  let config: ReturnType<typeof serverConfig>;
+  let config: ServerConfig;
   try {
     config = serverConfig();
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+  nitroApp.hooks.hook('close', flushFailureReports);
+  nitroApp.hooks.hook('close', settleIngest);
   if (!nitroApp.listen) return;
-  console.log(`[monitoring] ${describeMonitoring(config)}`);
-  const access = describeInboxAccess(config);
-  if (access) console.log(`[monitoring] ${access}`);
-  const spotlight = describeSpotlight(config);
-  if (spotlight) console.log(`[monitoring] ${spotlight}`);
+  console.log(monitoringLines(config).join('\n'));
   const inboxProblem =
     config.monitoring.kind === 'local-inbox' ? localInbox().problem() : undefined;
   if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
+}
+
+/** Where errors go, one `[monitoring]` line each; `port` is the built server's, once it listens. */
+function monitoringLines(config: ServerConfig, port?: number): string[] {
+  const access = describeInboxAccess(config, port);
+  const spotlight = describeSpotlight(config);
+  return [
+    `[monitoring] ${describeMonitoring(config, port)}`,
+    ...(access ? [`[monitoring] ${access}`] : []),
+    ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
+  ];
+}
+
+/**
+ * The built server listens on its PORT and HOST; a port already in use is one line and exit
+ * code 1. Once it listens, the inbox opens (/health and the pages know at once) and the start
+ * lines follow, printed once for all workers (a worker's are the primary's).
+ */
+export function listenAndAnnounce(server: Server, config: ServerConfig): void {
+  // nitro's handlers for unhandled errors and rejections, as its own node-server entry installs
+  // them (a nitro internal: app/start-1.120/PATCHES.md).
+  trapUnhandledNodeErrors();
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    const where = `${config.host}:${config.port}`;
+    if (error.code === 'EADDRINUSE') {
+      console.error(
+        `[server] port ${config.port} is already in use on ${config.host}: stop the other server, or set PORT to a free port (PORT=0 picks one)`,
+      );
+    } else if (error.code === 'EACCES') {
+      console.error(`[server] not allowed to listen on ${where}: choose a PORT above 1023`);
+    } else {
+      console.error(`[server] cannot listen on ${where}: ${error.message}`);
+    }
+    process.exit(1);
+  });
+  server.listen({ port: config.port, host: config.host }, () => {
+    const address = server.address();
+    if (address === null || typeof address === 'string') return;
+    if (config.monitoring.kind === 'local-inbox') localInbox();
+    if (thisWorker() !== undefined) return;
+    const inboxProblem = prepareInboxAtStart(config);
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    // One write: whoever waits for "Listening on" has the monitoring lines too.
+    console.log(
+      [
+        `Listening on http://${host}:${address.port} (one process: WEB_CONCURRENCY=${config.webConcurrency})`,
+        ...monitoringLines(config, address.port),
+      ].join('\n'),
+    );
+    if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);
+  });
+}
+
+async function flushFailureReports(): Promise<void> {
+  const pending = reportsInFlight();
+  if (pending > 0) {
+    console.log(
+      `[monitoring] delivering ${pending} failure report(s) before exit (up to ${FLUSH_ON_CLOSE_MS} ms)`,
+    );
+  }
+  const outcome = await flushServerReports(FLUSH_ON_CLOSE_MS);
+  if (outcome === 'timed-out') {
+    console.warn(
+      `[monitoring] shutting down with failure reports not yet delivered (waited ${FLUSH_ON_CLOSE_MS} ms)`,
+    );
+  }
+}
+
+async function settleIngest(): Promise<void> {
+  if (serverConfig().monitoring.kind !== 'local-inbox') return;
+  const thread = localInbox().ingestThread();
+  const pending = thread.pending();
+  if (pending === 0) return;
+  console.log(`[inbox] finishing ${pending} report(s) before exit`);
+  if ((await thread.settled(SETTLE_INGEST_ON_CLOSE_MS)) === 'timed-out') {
+    console.warn(
+      `[inbox] shutting down with ${thread.pending()} report(s) unstored after ${SETTLE_INGEST_ON_CLOSE_MS} ms`,
+    );
+  }
 }

@@ -1,19 +1,15 @@
 /**
- * Request hooks of the SSR router (the one that serves every page): each runs before
- * TanStack Start and may answer the request itself. Wired in app.config.ts. In the built
- * server the entry (app/server/node/node-server.server.ts) answers /health before any router;
- * this hook serves it in `vinxi dev`.
+ * `vinxi dev`'s hook on the SSR router (wired in app.config.ts), run before TanStack Start: glue
+ * to /health's one front door (app/server/health/health.server.ts), which the built server's
+ * entry calls before any router.
  */
-import { defineMiddleware, type H3Event } from 'vinxi/http';
-import { answerHealth, isHealthPath } from '#app/server/health/health.server';
-
-function health(event: H3Event): void {
-  if (!isHealthPath(event.path)) return;
-  answerHealth(event.node.req, event.node.res);
-  // Answered on the Node response: h3 must not write again.
-  (event as unknown as { _handled: boolean })._handled = true;
-}
+import { defineMiddleware } from 'vinxi/http';
+import { healthDoor } from '#app/server/health/health.server';
 
 export default defineMiddleware({
-  onRequest: [health],
+  onRequest: (event) => {
+    // Answered on the Node response: h3's private `_handled` keeps it from writing again.
+    if (healthDoor(event.node.req, event.node.res, event.path))
+      (event as unknown as { _handled: boolean })._handled = true;
+  },
 });

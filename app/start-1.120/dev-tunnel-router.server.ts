@@ -1,18 +1,16 @@
 /**
- * The vinxi `http` router at /monitoring (see app.config.ts): thin glue between h3 and the
- * framework-free tunnel in ./tunnel.server.ts. It serves the tunnel in `vinxi dev`; in the built
- * server the entry (app/server/node/node-server.server.ts) answers first (docs/decisions/0102).
- * The router prefix-matches, so anything but exactly /monitoring is handed back: returning
- * nothing lets h3 go on to the app, which answers 404.
+ * `vinxi dev`'s /monitoring router (an `http` router, see app.config.ts): glue to the tunnel's
+ * one front door (app/server/tunnel/tunnel-instance.server.ts), which the built server's entry
+ * calls too. The router prefix-matches, so anything but exactly /monitoring is handed back:
+ * returning nothing lets h3 go on to the app, which answers 404.
  */
 import { eventHandler } from 'vinxi/http';
-import { isTunnelPath, theTunnel } from '#app/server/tunnel/tunnel-instance.server';
+import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
 
 export default eventHandler((event) => {
   const { req, res } = event.node;
   // h3 strips the router's base from req.url; originalUrl is the path as the client sent it.
-  if (!isTunnelPath(req.originalUrl ?? req.url ?? '')) return;
-  // Ours from here: h3 must not go on to the app while the tunnel streams.
-  (event as unknown as { _handled: boolean })._handled = true;
-  return theTunnel()(req, res);
+  // Answered on the Node response: h3's private `_handled` keeps it from going on to the app.
+  if (tunnelDoor(req, res, req.originalUrl ?? req.url ?? ''))
+    (event as unknown as { _handled: boolean })._handled = true;
 });

@@ -4,23 +4,41 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  linkToPrimary,
   serverHealthOf,
   serverHealthView,
   thisWorker,
 } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { lagMonitor } from '#app/server/node/admission.server';
 import { isShuttingDown } from '#app/server/node/graceful-shutdown.server';
-import { lagMonitor } from '#app/server/node/load-shedding.server';
 import { processShared } from '#app/server/process-shared.server';
 import packageJson from '../../../package.json';
 
 /**
- * GET /health over plain node:http: the built server's entry answers it before anything else
- * (app/server/node/node-server.server.ts), and the SSR router's hook answers it in `vinxi dev`
- * (app/start-1.120/dev-ssr-middleware.server.ts). No page render, nothing logged or traced; why not a
- * router of its own: docs/decisions/0301-health-before-start.md.
+ * The one front door of /health, for the built server's entry (app/server/node/node-server.server.ts,
+ * before anything else) and the SSR router's hook in `vinxi dev`
+ * (app/start-1.120/dev-ssr-middleware.server.ts): answers the request if it is /health and says
+ * whether it did. No page render, nothing logged or traced; why not a router of its own:
+ * docs/decisions/0301-health-before-start.md.
  */
+export function healthDoor(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url = req.url ?? '/',
+): boolean {
+  if (!isHealthPath(url)) return false;
+  answerHealth(req, res);
+  return true;
+}
+
+/** A worker tells the primary its troubles, for the server's /health. */
+export function linkHealthToPrimary(): void {
+  linkToPrimary(thisProcessReasons);
+}
+
+/** GET /health over plain node:http. */
 export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, JSON.stringify({ status: 'method not allowed' }), { allow: 'GET, HEAD' });

@@ -1,8 +1,14 @@
 /**
- * What the built server's entry refuses before nitro sees a request: bad paths and hosts, methods
- * no route takes, and the build's hidden files (manifests, source maps). Pure.
+ * What the built server's entry refuses before nitro sees a request, in the order it asks: bad
+ * paths and hosts, methods no route takes, the build's hidden files (manifests, source maps) and
+ * precompressed variants, server-function bodies over their limit. The policies are pure; the
+ * last section answers them (`refuseEarly`).
  */
-import { identityPathOf } from './public-files.server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bodyLimitRefusal, refusalLogLine } from '#app/server/failures/server-function-failures';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
+import { decodedPath, identityPathOf, isVariantRequest } from './public-files.server';
 
 /**
  * What the server's entry refuses before any route sees it: malformed paths, hosts and methods.
@@ -111,14 +117,63 @@ function withoutEncodingSuffixes(path: string): string {
 }
 
 /**
- * A request path as nitro's static handler and the router will read it: percent-decoded, so
- * that `/_build/%2Evite/…` is judged as `/_build/.vite/…`. A malformed escape stays as it came
- * (nothing decodes it into something else later).
+ * Answers a request the entry refuses, and says whether it did. Every refusal is plain text and
+ * never stored; the body limit's also closes the connection.
  */
-export function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
+export function refuseEarly(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  publicFiles: ReadonlySet<string>,
+): boolean {
+  const badPath = pathRefusal(path);
+  if (badPath) {
+    answerText(res, badPath.status, badPath.reason);
+    return true;
   }
+  const badHost = hostRefusal(req.headers.host, req.headers['x-forwarded-host']);
+  if (badHost) {
+    answerText(res, 400, badHost);
+    return true;
+  }
+  if (REFUSED_METHODS.has(req.method ?? '')) {
+    res.setHeader('allow', 'GET, HEAD, POST');
+    answerText(res, 405, 'Method not allowed');
+    return true;
+  }
+  if (isHiddenBuildFile(path) || isVariantRequest(path, publicFiles)) {
+    answerText(res, 404, 'Not found');
+    return true;
+  }
+  if (path.startsWith(`${SERVER_FUNCTION_BASE}/`)) {
+    const refusal = bodyLimitRefusal(req.headers);
+    if (refusal) {
+      warnLimited(
+        `server-fn ${refusal.status}`,
+        refusalLogLine(refusal.status, refusal.reason, req.method, serverFunctionIdOf(path)),
+      );
+      // The body stays unread: Node would otherwise read and discard it to keep the
+      // connection alive, so a client that goes on sending gets its connection closed.
+      res.shouldKeepAlive = false;
+      answerText(res, refusal.status, refusal.reason);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** A request URL's path, without its query. */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** The entry's own answers: short plain text, never stored. */
+export function answerText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
 }

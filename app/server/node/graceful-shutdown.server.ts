@@ -1,6 +1,6 @@
 /**
- * Graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close idle
- * connections, run nitro's close hooks; and the one flag that says the process is draining.
+ * Graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close idle connections,
+ * run nitro's close hooks; and the one flag that says the process is draining.
  */
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
@@ -9,7 +9,7 @@ import { processShared } from '#app/server/process-shared.server';
 
 /**
  * SIGTERM / SIGINT: stop accepting, let in-flight requests finish (up to a bound), deliver the
- * failure reports still on their way (nitro's `close` hook, app/server/failures/flush-on-close),
+ * failure reports still on their way (nitro's `close` hook, app/server/startup.server.ts),
  * then exit. Unlike `server.close()`, which drops idle kept-alive connections at once (and with
  * them a request a client may be sending on one at that moment), a connection is closed only
  * after it answered a request (every answer during shutdown says `Connection: close`, see the

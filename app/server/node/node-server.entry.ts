@@ -13,7 +13,10 @@
  * (WEB_CONCURRENCY=1) or starts the workers (decision 0620).
  */
 import cluster from 'node:cluster';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
+import { findSourceMap } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { PRIMARY_FILE } from '../cluster/primary-file';
 
 process.setSourceMapsEnabled(true);
@@ -23,7 +26,12 @@ process.setSourceMapsEnabled(true);
 // and the process spun there, a SIGTERM's drain never finishing.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
-const serve = () => import('./node-server.server');
+// The entry is .output/server/index.mjs; the chunks and their maps are beside it. Decoded once the
+// server's module has run, before the event loop takes its first connection.
+const serve = () =>
+  import('./node-server.server').then(() =>
+    decodeLoadedSourceMaps(fileURLToPath(new URL('.', import.meta.url))),
+  );
 // Not awaited (nitro's build target has no top-level await); a failure to load still ends the
 // process, as an unhandled rejection.
 if (cluster.isWorker) {
@@ -38,3 +46,30 @@ if (cluster.isWorker) {
 }
 
 export default {};
+
+/**
+ * Decodes the source maps of the server's loaded chunks now, before the server listens.
+ * Node decodes a chunk's map the first time a stack passes through it: for nitro's main chunk
+ * (a 1.3 MB map) that took 155–235 ms, blocking the event loop at the first failure after a
+ * start, when the failure's own report and every visitor were waiting. Here it costs the same
+ * once, while nobody is waiting (docs/decisions/0701-server-source-maps.md).
+ */
+/** The number of maps decoded: one per chunk under `serverDir` that is loaded and has a map. */
+function decodeLoadedSourceMaps(serverDir: string): number {
+  let decoded = 0;
+  // index.mjs and chunks/: node_modules beside them is copied as it is, with no maps.
+  for (const file of [join(serverDir, 'index.mjs'), ...chunkFiles(join(serverDir, 'chunks'))]) {
+    // Undefined for a chunk not loaded yet (its map is decoded at its first stack) or with no map.
+    if (findSourceMap(pathToFileURL(file).href) !== undefined) decoded++;
+  }
+  return decoded;
+}
+
+function chunkFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.mjs'))
+      files.push(join(entry.parentPath, entry.name));
+  }
+  return files;
+}

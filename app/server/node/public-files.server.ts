@@ -4,8 +4,10 @@
  * each kind of response gets.
  */
 import { readdirSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { decodedPath } from './entry-refusals';
+import { fileURLToPath } from 'node:url';
+import Negotiator from 'negotiator';
 
 /**
  * The files the built server sends as they are: listed once at start, and the Cache-Control
@@ -22,7 +24,8 @@ import { decodedPath } from './entry-refusals';
 const MAX_LISTED = 20_000;
 
 /** URL paths (`/favicon.svg`) of every file under `root`; empty when it cannot be read. */
-export function listPublicFiles(root: string): Set<string> {
+export function listPublicFiles(rootUrl: string | URL): Set<string> {
+  const root = typeof rootUrl === 'string' ? rootUrl : fileURLToPath(rootUrl);
   const files = new Set<string>();
   const walk = (dir: string, prefix: string) => {
     let entries: import('node:fs').Dirent[];
@@ -145,4 +148,28 @@ export function withoutVariants(files: ReadonlySet<string>): Set<string> {
     if (identity === undefined || !files.has(identity)) listed.add(path);
   }
   return listed;
+}
+
+/**
+ * A request path as nitro's static handler and the router will read it: percent-decoded, so
+ * that `/_build/%2Evite/…` is judged as `/_build/.vite/…`. A malformed escape stays as it came
+ * (nothing decodes it into something else later).
+ */
+export function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * nitro's static handler reads Accept-Encoding as a plain list (`br;q=1` is not `br`, and `*`
+ * nothing): it gets the codings the client accepts, by name, and sends brotli when both are.
+ * x-gzip is gzip (RFC 9110 §8.4.1.3), a name negotiator does not know.
+ */
+export function negotiateEncoding(req: IncomingMessage): void {
+  const header = req.headers['accept-encoding']?.replace(/\bx-gzip\b/gi, 'gzip');
+  const accepted = new Negotiator({ headers: { 'accept-encoding': header } });
+  req.headers['accept-encoding'] = accepted.encodings(['br', 'gzip']).join(', ');
 }

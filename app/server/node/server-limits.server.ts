@@ -4,9 +4,11 @@
  * as connections arrive.
  */
 
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { workerShareOf } from '#app/server/cluster/worker-count';
+import type { ServerConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { clientKeyOf } from '#app/server/security/client-address';
 
@@ -30,7 +32,7 @@ export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
  */
 export const MAX_CONNECTIONS = 10_000;
 /**
- * Pages rendering at once (./admission.ts): until each has sent its shell, not until it has
+ * Pages rendering at once (./admission.server.ts): until each has sent its shell, not until it has
  * streamed its last deferred part.
  */
 export const CONCURRENT_RENDERS = 8;
@@ -49,7 +51,7 @@ export const CONCURRENT_SERVER_FUNCTION_CALLS = 8;
 export const SERVER_FUNCTION_CALLS_PER_CLIENT = CONCURRENT_SERVER_FUNCTION_CALLS / 2;
 /**
  * How long renders may keep one turn of the event loop before the rest wait for the next
- * (./admission.ts). Two turns, one to accept and one to read, must fit well inside the 100 ms
+ * (./admission.server.ts). Two turns, one to accept and one to read, must fit well inside the 100 ms
  * that /health and the tunnel are promised under load.
  */
 export const RENDER_TURN_BUDGET_MS = 5;
@@ -73,7 +75,7 @@ export interface ServerLimits {
   connectionsCheckingInterval: number;
   idleSocketTimeout: number;
   maxConnections: number;
-  /** Pages open at once, rendering or streaming (./admission.ts's `maxOpen`). */
+  /** Pages open at once, rendering or streaming (./admission.server.ts's `maxOpen`). */
   maxOpenPages: number;
 }
 
@@ -123,6 +125,51 @@ export function descriptorLimitOf(procLimits: string): number | undefined {
   const match = /^Max open files\s+(\d+|unlimited)\s/m.exec(procLimits);
   if (!match || match[1] === 'unlimited') return undefined;
   return Number(match[1]);
+}
+
+/** The limits of this process of the built server, from its configuration and the machine's. */
+export function serverLimitsFor(config: ServerConfig): ServerLimits {
+  return serverLimits({
+    descriptorLimit: readDescriptorLimit(),
+    tunnelBodyTimeoutMs: config.tunnelBodyTimeoutMs,
+    tunnelTimeoutMs: config.tunnelTimeoutMs,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    workers: config.workers,
+  });
+}
+
+function readDescriptorLimit(): number | undefined {
+  try {
+    return descriptorLimitOf(readFileSync('/proc/self/limits', 'utf8'));
+  } catch {
+    return undefined; // not Linux: the fixed cap applies
+  }
+}
+
+/**
+ * The limits a server gets once made: its keep-alive and idle timeouts, and the connection cap
+ * shared fairly between clients. Not server.maxConnections: Node would drop a newcomer before
+ * anyone could make room for it. With several workers, each takes its share of a client's
+ * connections as of the server's: connections are handed to the workers in turn
+ * (docs/production.md#workers).
+ */
+export function applyServerLimits(
+  server: Server,
+  limits: ServerLimits,
+  config: ServerConfig,
+): void {
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  server.setTimeout(limits.idleSocketTimeout);
+  shareConnections(
+    server,
+    {
+      maxConnections: limits.maxConnections,
+      perClient: workerShareOf(config.maxConnectionsPerClient, config.workers),
+    },
+    config.workers === 1
+      ? 'MAX_CONNECTIONS_PER_CLIENT'
+      : `this worker's share of MAX_CONNECTIONS_PER_CLIENT=${config.maxConnectionsPerClient} over ${config.workers} workers`,
+  );
 }
 
 /**

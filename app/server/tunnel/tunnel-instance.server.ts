@@ -1,7 +1,9 @@
 /**
- * The process's tunnel, built once from serverConfig(), and the one path it answers
- * (/monitoring).
+ * The tunnel's one front door, for the built server's entry and the /monitoring router of
+ * `vinxi dev` (app/start-1.120/dev-tunnel-router.server.ts): the one path it answers
+ * (/monitoring) and the process's tunnel, built once from serverConfig().
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { workerShareOf } from '#app/server/cluster/worker-count';
 import { serverConfig } from '#app/server/env.server';
 import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
@@ -19,7 +21,6 @@ import {
 import { createUpstream, POOL_SOCKETS } from './forward-to-sentry.server';
 import { createTunnel, type TunnelHandler, tunnelLogKind } from './tunnel.server';
 
-/** The process's tunnel, built once from serverConfig() on first use. */
 /**
  * Envelopes one client may have streaming to Sentry at once: an eighth of the streaming pool
  * (forward-to-sentry.server.ts), so it takes 8 clients to hold it, and none can hold the whole pool.
@@ -70,4 +71,19 @@ export function isTunnelPath(rawUrl: string): boolean {
   const next = rawUrl.charCodeAt(TUNNEL_PATH.length);
   // End of string, '?' or '#'.
   return Number.isNaN(next) || next === 0x3f || next === 0x23;
+}
+
+/**
+ * Answers the request if it is the tunnel's, and says whether it did. `rawUrl` is the path and
+ * query as the client sent them (a router that strips its base keeps them in `originalUrl`).
+ * The tunnel answers on the Node response itself, streaming; nothing waits for it.
+ */
+export function tunnelDoor(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawUrl = req.url ?? '',
+): boolean {
+  if (!isTunnelPath(rawUrl)) return false;
+  void theTunnel()(req, res);
+  return true;
 }

@@ -1,5 +1,8 @@
+/**
+ * TODO-HEADER
+ */
 import { describe, expect, it } from 'vitest';
-import { createAdmission, type Place, type Waiting } from '#app/server/node/admission';
+import { createAdmission, type Place, type Waiting } from '#app/server/node/admission.server';
 
 /** A request that records what happened to it, and can stream, finish or be abandoned. */
 function request(log: string[], name: string) {
