@@ -11,8 +11,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { isHiddenBuildFile } from '../app/server/node/entry-refusals';
-import { identityPathOf, isCompressible } from '../app/server/node/public-files.server';
+import {
+  identityPathOf,
+  isCompressible,
+  isHiddenBuildFile,
+} from '../app/server/node/public-files.server';
 
 export interface Precompressed {
   /** URL path of each file that got variants, e.g. `/_build/assets/app-….js`. */

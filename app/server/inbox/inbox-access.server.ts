@@ -8,11 +8,8 @@ import Database from 'better-sqlite3';
 import { type InboxAccess, serverConfig } from '#app/server/env.server';
 import { peerAddressOf } from '#app/server/node/peer-address';
 import { processShared } from '#app/server/process-shared.server';
-import {
-  clientKeyOf,
-  isLoopbackAddress,
-  isLoopbackHost,
-} from '#app/server/security/client-address';
+import { clientKeyOf } from '#app/server/security/client-key';
+import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
 import { localInbox } from './store/local-inbox.server';
 
 /**
@@ -280,7 +277,7 @@ function digest(id: string): string {
 }
 
 /**
- * Wrong sign-in tokens, counted per client (../security/client-address.ts): a few in a while lock that client
+ * Wrong sign-in tokens, counted per client (../security/client-key.ts): a few in a while lock that client
  * out for a short time, the right token included, so guessing goes at a few tries an hour
  * instead of hundreds a second. Values and why: docs/decisions/0306-inbox-sign-in-by-default.md.
  *

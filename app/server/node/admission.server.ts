@@ -9,7 +9,7 @@ import { eventLoopWindows } from '#app/server/health/event-loop.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/server/process-shared.server';
-import { clientKeyOf } from '#app/server/security/client-address';
+import { clientKeyOf } from '#app/server/security/client-key';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
 import { answerText, pathOf } from './entry-refusals';
 import {

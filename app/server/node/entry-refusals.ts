@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyLimitRefusal, refusalLogLine } from '#app/server/failures/server-function-failures';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
-import { decodedPath, identityPathOf, isVariantRequest } from './public-files.server';
+import { isHiddenBuildFile, isVariantRequest } from './public-files.server';
 
 /**
  * What the server's entry refuses before any route sees it: malformed paths, hosts and methods.
@@ -87,34 +87,6 @@ function isHost(value: string): boolean {
 
 /** Methods no route of ours answers, refused with 405 (TRACE made Start throw: a 500 each). */
 export const REFUSED_METHODS = new Set(['TRACE', 'TRACK', 'CONNECT']);
-
-/**
- * Files in the build's public folder that are for the server and tools, not for visitors:
- * vite's manifests (they map every source file to its chunk) and source maps, in any encoding
- * (`manifest.json.br`, `x.js.map.gz`). The build moves maps out of `.output/public`
- * (build/move-source-maps.ts) and compresses neither (build/precompress-public-files.ts); this
- * is the second line of defence, under the client's `/_build/` and the server routers'
- * `/assets/` that vinxi copies there.
- */
-export function isHiddenBuildFile(path: string): boolean {
-  const file = withoutEncodingSuffixes(withoutTrailingSlashes(decodedPath(path)));
-  if (file.startsWith('/assets/')) return file.endsWith('.map');
-  if (!file.startsWith('/_build/')) return false;
-  return file.split('/').includes('.vite') || file.endsWith('.map');
-}
-
-/** nitro's static handler drops a trailing slash before it looks the file up. */
-function withoutTrailingSlashes(path: string): string {
-  return path.replace(/\/+$/, '');
-}
-
-function withoutEncodingSuffixes(path: string): string {
-  let file = path;
-  for (let identity = identityPathOf(file); identity; identity = identityPathOf(file)) {
-    file = identity;
-  }
-  return file;
-}
 
 /**
  * Answers a request the entry refuses, and says whether it did. Every refusal is plain text and

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import { workerShareOf } from '#app/server/cluster/worker-count';
 import type { ServerConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { clientKeyOf } from '#app/server/security/client-address';
+import { clientKeyOf } from '#app/server/security/client-key';
 
 /**
  * How long and how many: the Node server's own limits, so that slow or idle clients cannot

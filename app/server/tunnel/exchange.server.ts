@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKeyOf } from '#app/server/security/client-address';
+import { clientKeyOf } from '#app/server/security/client-key';
 import { clientRateHeaders, clientShareHeaders } from './client-limits';
 import { type TunnelOptions, tunnelLogLine } from './tunnel.server';
 

@@ -23,7 +23,7 @@ import {
   tokenMatches,
 } from '#app/server/inbox/inbox-access.server';
 import { openInboxDatabase } from '#app/server/inbox/store/inbox-database.server';
-import { clientKeyOf } from '#app/server/security/client-address';
+import { clientKeyOf } from '#app/server/security/client-key';
 
 const TOKEN = 'correct-horse-battery-staple';
 const local: InboxRequest = {

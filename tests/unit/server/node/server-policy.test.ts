@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextShedding, requestKind } from '#app/server/node/admission.server';
-import { isHiddenBuildFile } from '#app/server/node/entry-refusals';
+import { isHiddenBuildFile } from '#app/server/node/public-files.server';
 import {
   descriptorLimitOf,
   HEADERS_TIMEOUT_MS,

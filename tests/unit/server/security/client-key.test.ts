@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { clientKeyOf } from '#app/server/security/client-address';
+import { clientKeyOf } from '#app/server/security/client-key';
 
 it.each([
   ['203.0.113.7', '203.0.113.7'],

@@ -1,15 +1,11 @@
 /**
- * What a client's address says: who one client is (for every per-client limit), and whether it
- * is this machine (loopback).
- */
-import { isIPv4, isIPv6 } from 'node:net';
-
-/**
  * Who "one client" is, for every per-client limit (connections, the tunnel's receive share,
  * sign-in attempts): an IPv4 address, or an IPv6 /64. One IPv6 subscriber is routinely given a
  * whole /64, so counting IPv6 addresses one by one would give one attacker 2^64 clients.
  * Pure.
  */
+import { isIPv4, isIPv6 } from 'node:net';
+
 export function clientKeyOf(address: string | undefined): string {
   if (!address) return 'unknown';
   if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
@@ -36,19 +32,4 @@ function expandIPv6(address: string): string[] {
   right = toGroups(right);
   const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
   return [...left, ...zeros, ...right].map((group) => Number.parseInt(group, 16).toString(16));
-}
-
-/** Whether a peer address or a Host header names this machine. Pure. */
-
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.') || address === '::1';
-}
-
-/** localhost, 127.x.x.x or [::1], with any port. */
-export function isLoopbackHost(host: string | null): boolean {
-  if (!host) return false;
-  const name = host.toLowerCase().replace(/:\d+$/, '');
-  return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }
