@@ -4,8 +4,11 @@ import { createStartHandler } from '@tanstack/react-start/server';
 import { createRouter } from './router';
 import { processShared } from './server/process-shared.server';
 import { siteConfig } from './server/site-config.server';
-import { failureAwareStreamHandler, withoutEmptyRoutes } from './start-1.120/render-page.server';
-import { sanitiseRouteFailures } from './start-1.120/route-errors.server';
+import {
+  failureAwareStreamHandler,
+  sanitiseRouteFailures,
+  withoutEmptyRoutes,
+} from './start-1.120/render-page.server';
 
 // Every request's router gets the site config computed once at start (no per-request work).
 // Route failures are swapped for their public form (digest only) before Start dehydrates

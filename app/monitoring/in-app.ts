@@ -1,6 +1,8 @@
 /**
- * Which browser frames are ours, and how many a stack keeps: the in-app rule by chunk name and
- * the one 50-frame limit, shared by the recorder and the SDK.
+ * Which browser frames are ours, and the size limits an event has wherever it is made or kept:
+ * the in-app rule by chunk name, the one 50-frame limit and the one message length, shared by
+ * the recorder, the SDK and the local inbox. Tiny and browser-safe: the recorder's inline script
+ * bundles it.
  */
 import type { StackParser } from '@sentry/core';
 
@@ -64,6 +66,12 @@ function pathOf(filename: string): string {
  * what a deep recursion costs to send and store (the SDK's own stack parser stops at 50 too).
  */
 export const MAX_STACK_FRAMES = 50;
+
+/**
+ * Messages keep at most this many characters: Relay's limit for free text (`MaxChars`), so the
+ * recorder stores no more than Sentry would keep, and the local inbox cuts where Sentry does.
+ */
+export const MAX_MESSAGE_CHARS = 8_192;
 
 /**
  * A stack parser that keeps the `limit` frames nearest to where the error was thrown. Sentry

@@ -48,9 +48,9 @@ import { version as reactVersion } from 'react';
 import type { PublicConfig } from '#app/site-config';
 import { type BrowserTransportFactory, browserOptions } from './browser-options';
 import { isDetailedScriptError } from './filters';
-import type { PageSession } from './page-session';
 import type { Recorded, Recorder, ReportReceiver } from './recorder/recorder';
 import type { Report } from './recorder/report';
+import type { PageSession } from './start-browser-monitoring';
 
 /**
  * The Sentry SDK, loaded once the page has hydrated and needs it: the page view is traced, there
@@ -203,7 +203,7 @@ export function startBrowserClient(options: StartOptions, session: PageSession):
 
 /**
  * Release health when the SDK loads late, or never (decision 0950): the page starts its session
- * and sends it without the SDK (page-session.ts); the SDK, if it loads, continues that session
+ * and sends it without the SDK (start-browser-monitoring.ts); the SDK, if it loads, continues that session
  * (same id, no second `init`), so that an error counts, and an uncaught one marks it `unhandled`,
  * as the browser SDK does. In place of the SDK's browserSession integration, whose default (one
  * session a page load, sent once the page is idle, again when the user changes) this keeps,

@@ -12,10 +12,9 @@ import {
 import type { ReactNode } from 'react';
 import { ErrorFallback, NotFound } from '#app/components/ErrorFallback';
 import { InboxNavLink } from '#app/components/InboxNavLink';
-import { pageTitle } from '#app/document-title';
 import recorderScript from '#app/monitoring/recorder/recorder-script.ts?inline-script';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
-import { type RouterContext, SiteConfigScript, useSiteConfig } from '#app/site-config';
+import { pageTitle, type RouterContext, SiteConfigScript, useSiteConfig } from '#app/site-config';
 import appCss from '#app/styles/app.css?url';
 
 export const Route = createRootRouteWithContext<RouterContext>()({

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { pageTitle } from '#app/document-title';
+import { pageTitle } from '#app/site-config';
 
 export const Route = createFileRoute('/about')({
   head: (context) => ({ meta: [{ title: pageTitle(context, 'How errors are handled') }] }),

@@ -37,7 +37,7 @@ import {
   IssueListInput,
   IssueStatusInput,
 } from './inbox/inbox-inputs';
-import { normaliseEventId } from './inbox/protocol-values';
+import { normaliseEventId, wellFormed } from './inbox/protocol-values';
 import type {
   InboxDatabase,
   IssueDetail,
@@ -46,7 +46,6 @@ import type {
   ReleaseHealth,
 } from './inbox/store/inbox-database.server';
 import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
-import { wellFormed } from './inbox/well-formed';
 import { warnLimited } from './logging/rate-limited-log';
 import { formPostRefusalOf, refusalResponse } from './security/state-change-guard';
 

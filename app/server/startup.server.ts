@@ -16,11 +16,7 @@ import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
 import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
-import {
-  describeInboxAccess,
-  describeMonitoring,
-  describeSpotlight,
-} from './monitoring-mode.server';
+import { describeInboxAccess, describeMonitoring, describeSpotlight } from './site-config.server';
 
 /** Well inside the usual 10–30 s between an orchestrator's SIGTERM and its SIGKILL. */
 export const FLUSH_ON_CLOSE_MS = 2_000;

@@ -5,8 +5,8 @@
  */
 import type { Envelope } from '@sentry/core';
 import { browserOptions } from '#app/monitoring/browser-options';
-import type { PageSession } from '#app/monitoring/page-session';
 import { startBrowserClient } from '#app/monitoring/sdk-loader';
+import type { PageSession } from '#app/monitoring/start-browser-monitoring';
 import type { PublicConfig } from '#app/site-config';
 
 /** A site config as a page in local inbox mode gets it, tracing off. */

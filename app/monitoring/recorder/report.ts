@@ -3,6 +3,7 @@
  * metadata it is sent with.
  */
 import { SDK_VERSION } from '@sentry/core';
+import { MAX_MESSAGE_CHARS } from '../in-app';
 
 /**
  * What the recorder keeps of one report: plain facts, JSON that survives a reload, never a
@@ -62,7 +63,6 @@ export const ASSET_ERROR = 'auto.browser.recorder.asset';
 export const CHUNK_LOAD_ERROR = 'ChunkLoadError';
 
 /** Long messages and stacks are cut: a report is stored, and a stored report has a size bound. */
-const MAX_MESSAGE = 8_192;
 const MAX_STACK = 16_384;
 
 /** The facts of a thrown value: an Error's name, message and stack, or the value as text. */
@@ -70,7 +70,7 @@ export function thrownFacts(thrown: unknown): Pick<Report, 'name' | 'message' | 
   if (thrown instanceof Error) {
     return {
       name: thrown.name,
-      message: String(thrown.message).slice(0, MAX_MESSAGE),
+      message: String(thrown.message).slice(0, MAX_MESSAGE_CHARS),
       ...(typeof thrown.stack === 'string' ? { stack: thrown.stack.slice(0, MAX_STACK) } : {}),
     };
   }
@@ -80,7 +80,7 @@ export function thrownFacts(thrown: unknown): Pick<Report, 'name' | 'message' | 
   } catch {
     text = String(thrown);
   }
-  return { message: text.slice(0, MAX_MESSAGE) };
+  return { message: text.slice(0, MAX_MESSAGE_CHARS) };
 }
 
 /** Sentry's event id: 32 lowercase hex digits (crypto.randomUUID needs a secure context). */

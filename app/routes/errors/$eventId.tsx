@@ -1,9 +1,8 @@
 import { createFileRoute, notFound, redirect } from '@tanstack/react-router';
 import * as v from 'valibot';
-import { pageTitle } from '#app/document-title';
 import { InboxEventInput } from '#app/server/inbox/inbox-inputs';
 import { getInboxEvent } from '#app/server/inbox.functions';
-import { inboxPagesOnly } from '#app/site-config';
+import { inboxPagesOnly, pageTitle } from '#app/site-config';
 
 /**
  * An event's own address, as the inbox's earlier pages and the server's log lines give it:

@@ -7,11 +7,14 @@ import {
   ReleaseHealth,
   receivedLine,
 } from '#app/components/inbox/IssueList';
-import { pageTitle } from '#app/document-title';
-import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
+import {
+  type IssueListFilters,
+  type IssueListSearch,
+  issueListFiltersOf,
+  issueListSearchOf,
+} from '#app/server/inbox/inbox-inputs';
 import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
-import { inboxPagesOnly, useSiteConfig } from '#app/site-config';
-import { type IssueListSearch, issueListFiltersOf, issueListSearchOf } from './-issue-search';
+import { inboxPagesOnly, pageTitle, useSiteConfig } from '#app/site-config';
 
 export const Route = createFileRoute('/errors/')({
   validateSearch: issueListSearchOf,

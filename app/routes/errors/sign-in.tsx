@@ -2,9 +2,8 @@ import { createFileRoute, Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import * as v from 'valibot';
 import { takeTokenFromFragment } from '#app/components/inbox/sign-in-fragment';
-import { pageTitle } from '#app/document-title';
 import { getInboxAccess, signInToInbox } from '#app/server/inbox.functions';
-import { inboxPagesOnly } from '#app/site-config';
+import { inboxPagesOnly, pageTitle } from '#app/site-config';
 
 const SignInSearch = v.object({
   failed: v.fallback(v.optional(v.literal('1')), undefined),

@@ -6,10 +6,9 @@
 import * as Sentry from '@sentry/react';
 import { createFileRoute, Link, useLocation } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
-import { pageTitle } from '#app/document-title';
 import { pageRecorder } from '#app/monitoring/recorder/recorder';
 import { callFailingExample } from '#app/server/example.functions';
-import { examplePagesOnly, useSiteConfig } from '#app/site-config';
+import { examplePagesOnly, pageTitle, useSiteConfig } from '#app/site-config';
 
 export const Route = createFileRoute('/sentry-example-page/')({
   head: (context) => ({ meta: [{ title: pageTitle(context, 'Sentry example page') }] }),

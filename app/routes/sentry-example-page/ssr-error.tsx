@@ -1,6 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { pageTitle } from '#app/document-title';
-import { examplePagesOnly } from '#app/site-config';
+import { examplePagesOnly, pageTitle } from '#app/site-config';
 
 export const Route = createFileRoute('/sentry-example-page/ssr-error')({
   head: (context) => ({ meta: [{ title: pageTitle(context, 'SSR error example') }] }),

@@ -6,12 +6,12 @@ import cluster, { type Worker } from 'node:cluster';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
 import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
-} from '#app/server/monitoring-mode.server';
-import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
+} from '#app/server/site-config.server';
 import {
   isWorkerHealthMessage,
   REPORT_EVERY_MS,

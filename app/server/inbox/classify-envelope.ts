@@ -27,10 +27,9 @@
  * `exited + errored + abnormal + crashed` sessions, of which `errored + abnormal + crashed`
  * errored and `crashed` crashed.
  */
-import { isRecord } from '#app/server/inbox/well-formed';
 import type { EnvelopeItem, ValidEnvelope } from './envelope';
 import { type NormalisedEvent, normaliseEvent } from './normalise-event';
-import { newEventId, normaliseEventId, parseDateTime } from './protocol-values';
+import { isRecord, newEventId, normaliseEventId, parseDateTime } from './protocol-values';
 
 export type SessionStatus = 'ok' | 'exited' | 'crashed' | 'abnormal' | 'errored' | 'unhandled';
 

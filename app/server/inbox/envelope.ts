@@ -3,8 +3,7 @@
  * reading of an envelope at ingest.
  */
 
-import { normaliseEventId, parseDateTime } from './protocol-values';
-import { isRecord } from './well-formed';
+import { isRecord, normaliseEventId, parseDateTime } from './protocol-values';
 
 /**
  * Envelope framing over bytes, exactly as Relay reads it, so binary payloads (attachments,

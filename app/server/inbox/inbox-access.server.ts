@@ -6,9 +6,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getCookie, getEvent } from '@tanstack/react-start/server';
 import Database from 'better-sqlite3';
 import { type InboxAccess, serverConfig } from '#app/server/env.server';
-import { peerAddressOf } from '#app/server/node/peer-address';
 import { processShared } from '#app/server/process-shared.server';
-import { clientKeyOf } from '#app/server/security/client-key';
+import { clientKeyOf, peerAddressOf } from '#app/server/security/client-key';
 import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
 import { localInbox } from './store/local-inbox.server';
 
@@ -107,7 +106,7 @@ export function signInLimiter(): SignInLimiter {
 
 /** Who sent the request being served, as every per-client limit counts clients. */
 export function currentClient(): string {
-  // Not req.socket: during SSR the server function runs on a synthetic request (peer-address.ts).
+  // Not req.socket: during SSR the server function runs on a synthetic request (../security/client-key.ts).
   return clientKeyOf(peerAddressOf(getEvent().node.req.headers));
 }
 

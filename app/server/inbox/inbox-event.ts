@@ -3,7 +3,7 @@
  * normalised Sentry event JSON the inbox database keeps), shown as Sentry shows it. Pure. The
  * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
-import { isRecord } from '#app/server/inbox/well-formed';
+import { isRecord } from '#app/server/inbox/protocol-values';
 import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/resolve-frame';
 
 /** Short fields (level, type, environment, digest) are clipped: they are labels. */

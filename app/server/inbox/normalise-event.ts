@@ -35,9 +35,9 @@
  *   transaction and release, 128 for breadcrumb types and categories, 64 for environment, dist
  *   and logger. A cut string ends in "..." within that length, as Relay's `trim_string` does.
  */
-import { isRecord } from '#app/server/inbox/well-formed';
+import { MAX_MESSAGE_CHARS, MAX_STACK_FRAMES } from '#app/monitoring/in-app';
 import { normaliseLogentry } from './logentry';
-import { normaliseEventId, parseTimestamp } from './protocol-values';
+import { isRecord, normaliseEventId, parseTimestamp } from './protocol-values';
 
 interface BagSize {
   depth: number;
@@ -45,11 +45,11 @@ interface BagSize {
 }
 
 export const EVENT_LIMITS = {
-  framesPerStack: 50,
+  framesPerStack: MAX_STACK_FRAMES,
   breadcrumbs: 100,
   exceptions: 6,
   breadth: 1000,
-  text: 8192,
+  text: MAX_MESSAGE_CHARS,
   symbol: 256,
   tag: 200,
   crumbLabel: 128,

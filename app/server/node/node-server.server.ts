@@ -18,13 +18,13 @@ import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
 import { serverConfig } from '#app/server/env.server';
 import { healthDoor, linkHealthToPrimary } from '#app/server/health/health.server';
+import { stampPeerAddress } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
 import { listenAndAnnounce } from '#app/server/startup.server';
 import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
 import { createRequestAdmission, requestKind } from './admission.server';
 import { pathOf, refuseEarly } from './entry-refusals';
 import { handleShutdownSignals, isShuttingDown } from './graceful-shutdown.server';
-import { stampPeerAddress } from './peer-address';
 import { cacheControlOf, listPublicFiles, negotiateEncoding } from './public-files.server';
 import { applyServerLimits, serverLimitsFor } from './server-limits.server';
 

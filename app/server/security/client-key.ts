@@ -1,11 +1,17 @@
 /**
+ * Who a client is: its key for every per-client limit, and the peer address the built server's
+ * entry stamps on each request (a Start 1.120 workaround, app/start-1.120/PATCHES.md).
+ */
+
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
+
+/**
  * Who "one client" is, for every per-client limit (connections, the tunnel's receive share,
  * sign-in attempts): an IPv4 address, or an IPv6 /64. One IPv6 subscriber is routinely given a
  * whole /64, so counting IPv6 addresses one by one would give one attacker 2^64 clients.
  * Pure.
  */
-import { isIPv4, isIPv6 } from 'node:net';
-
 export function clientKeyOf(address: string | undefined): string {
   if (!address) return 'unknown';
   if (address.startsWith('::ffff:') && isIPv4(address.slice(7))) return address.slice(7);
@@ -32,4 +38,27 @@ function expandIPv6(address: string): string[] {
   right = toGroups(right);
   const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
   return [...left, ...zeros, ...right].map((group) => Number.parseInt(group, 16).toString(16));
+}
+
+/**
+ * The TCP peer's address, as a request header the built server's entry sets on every request
+ * it receives (overwriting whatever a client sent under that name).
+ *
+ * Why a header: during SSR, Start calls server functions through nitro's in-process fetch
+ * (@tanstack/start-server-functions-ssr), which copies the page request's headers onto a
+ * synthetic request whose socket names no peer. Only the headers reach the server function, so
+ * the one fact that cannot be forged, who connected, must travel as a header that only the
+ * entry writes.
+ */
+export const PEER_ADDRESS_HEADER = 'x-monitoring-peer-address';
+
+/** Called by the entry for every request it receives. */
+export function stampPeerAddress(req: IncomingMessage): void {
+  req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? '';
+}
+
+/** The address the entry stamped; undefined when the request did not come through it. */
+export function peerAddressOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers[PEER_ADDRESS_HEADER];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

@@ -1,6 +1,15 @@
+/**
+ * The site config and the document's title.
+ */
 import { describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
-import { publicConfigOf } from '#app/site-config';
+import {
+  NOT_FOUND_TITLE,
+  pageTitle,
+  publicConfigOf,
+  SITE_TITLE,
+  type TitleMatch,
+} from '#app/site-config';
 
 const source = {
   dsn: 'https://abc@o123.ingest.us.sentry.io/456',
@@ -26,5 +35,36 @@ describe('publicConfigOf', () => {
 
   it('refuses a DSN that does not parse', () => {
     expect(() => publicConfigOf({ ...source, dsn: 'nope' })).toThrow(/DSN/);
+  });
+});
+
+const ok: TitleMatch = { status: 'success' };
+
+describe('pageTitle', () => {
+  it.each<[string, TitleMatch[], TitleMatch, string]>([
+    ['a page that rendered', [ok, ok], ok, SITE_TITLE],
+    [
+      'an unknown path (the root is marked)',
+      [{ status: 'success', globalNotFound: true }],
+      ok,
+      NOT_FOUND_TITLE,
+    ],
+    [
+      'a loader that threw notFound() (only its match knows yet)',
+      [ok, ok],
+      { status: 'notFound' },
+      NOT_FOUND_TITLE,
+    ],
+    ['a failed page (its own fallback says so)', [{ status: 'error' }], ok, SITE_TITLE],
+    ['no other match', [], ok, SITE_TITLE],
+  ])('%s', (_name, matches, match, title) => {
+    expect(pageTitle({ matches, match })).toBe(title);
+  });
+
+  it('names the page, unless a route along the path was not found', () => {
+    expect(pageTitle({ matches: [ok], match: ok }, 'About')).toBe(`About · ${SITE_TITLE}`);
+    // `/about/deeper`: the router marks the root, the page's own head asks.
+    const deeper = [{ status: 'success', globalNotFound: true }, ok];
+    expect(pageTitle({ matches: deeper, match: ok }, 'About')).toBe(NOT_FOUND_TITLE);
   });
 });

@@ -1,7 +1,17 @@
+/**
+ * The process's site config, then the monitoring mode's DSNs and start lines.
+ */
 import { describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
-import { parseServerEnv } from '#app/server/env.server';
-import { siteConfigOf } from '#app/server/site-config.server';
+import { parseServerEnv, type ServerConfig } from '#app/server/env.server';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+  localInboxDsnOf,
+  reportingDsn,
+  siteConfigOf,
+} from '#app/server/site-config.server';
 import {
   parseSiteConfig,
   publicConfigOf,
@@ -79,5 +89,110 @@ describe('parseSiteConfig', () => {
     ['no links', serializeForScript({ monitoring: config.monitoring }), undefined],
   ])('%s', (_name, text, expected) => {
     expect(parseSiteConfig(text)).toEqual(expected);
+  });
+});
+
+function config(env: Record<string, string | undefined>): ServerConfig {
+  const result = parseServerEnv(env);
+  if (!result.ok) throw new Error(result.message);
+  return result.config;
+}
+
+describe('the start line', () => {
+  it.each([
+    {
+      env: {},
+      line: 'local inbox mode (no SENTRY_DSN): errors are kept in /srv/app/.data/inbox; read them at http://localhost:3000/errors',
+    },
+    {
+      env: { MONITORING_INBOX_DIR: '/var/inbox', HOST: '127.0.0.1', PORT: '8080' },
+      line: 'local inbox mode (no SENTRY_DSN): errors are kept in /var/inbox; read them at http://127.0.0.1:8080/errors',
+    },
+    {
+      env: { PORT: '0' },
+      line: 'local inbox mode (no SENTRY_DSN): errors are kept in /srv/app/.data/inbox; read them at /errors',
+    },
+    {
+      env: { SENTRY_DSN: 'https://key@o123.ingest.us.sentry.io/456' },
+      line: 'errors go to Sentry project 456 (organisation 123, region us) at o123.ingest.us.sentry.io',
+    },
+    {
+      env: { SENTRY_DSN: 'https://key@o7.ingest.sentry.io/9' },
+      line: 'errors go to Sentry project 9 (organisation 7) at o7.ingest.sentry.io',
+    },
+    {
+      // Self-hosted: the host names no organisation, so the line names none (not "organisation 0").
+      env: { SENTRY_DSN: 'https://key@sentry.example.com/5' },
+      line: 'errors go to Sentry project 5 at sentry.example.com',
+    },
+  ])('says $line', ({ env, line }) => {
+    expect(describeMonitoring(config(env), undefined, '/srv/app')).toBe(line);
+  });
+});
+
+describe('the Spotlight start line', () => {
+  it.each([
+    [{ NODE_ENV: 'development' }, undefined],
+    [
+      { NODE_ENV: 'development', SENTRY_SPOTLIGHT: 'true' },
+      'Spotlight: server and browser events also go to http://localhost:8969/stream',
+    ],
+    [
+      { NODE_ENV: 'production', SENTRY_SPOTLIGHT: 'true' },
+      'SENTRY_SPOTLIGHT is ignored in production (NODE_ENV=production): Spotlight is for development',
+    ],
+  ])('with %j is %j', (env, line) => {
+    expect(describeSpotlight(config(env))).toBe(line);
+  });
+});
+
+describe('which DSN events are sent with, and which one is stored locally', () => {
+  const sentry = 'https://key@o1.ingest.us.sentry.io/2';
+  it.each([
+    [{}, LOCAL_INBOX_DSN, LOCAL_INBOX_DSN],
+    // In Sentry mode nothing is stored locally, even for an allowed DSN equal to the local one.
+    [{ SENTRY_DSN: sentry, SENTRY_TUNNEL_ALLOWED_DSNS: LOCAL_INBOX_DSN }, sentry, undefined],
+  ])('%o', (env, reporting, local) => {
+    expect(reportingDsn(config(env))).toBe(reporting);
+    expect(localInboxDsnOf(config(env))).toBe(local);
+  });
+});
+
+describe('the start line about /errors', () => {
+  const TOKEN = 'Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE';
+  const made = (env: Record<string, string>) => {
+    const result = parseServerEnv(env, () => TOKEN);
+    if (!result.ok) throw new Error(result.message);
+    return result.config;
+  };
+
+  it.each([
+    [
+      { NODE_ENV: 'development' },
+      '/errors is open to anyone who can reach this server (development)',
+    ],
+    [
+      {},
+      `/errors is open to visitors who sign in; one-click sign-in: http://localhost:3000/errors/sign-in#token=${TOKEN} (a token made for this run; set MONITORING_INBOX_TOKEN to keep one)`,
+    ],
+    [
+      { HOST: '127.0.0.1', MONITORING_INBOX_TRUST_LOOPBACK: 'true' },
+      `/errors is open to requests from this machine (MONITORING_INBOX_TRUST_LOOPBACK: no proxy in front) and to visitors who sign in; one-click sign-in: http://127.0.0.1:3000/errors/sign-in#token=${TOKEN} (a token made for this run; set MONITORING_INBOX_TOKEN to keep one)`,
+    ],
+    [
+      { MONITORING_INBOX_TOKEN: 'a-token-of-20-chars' },
+      '/errors is open to visitors who sign in with MONITORING_INBOX_TOKEN',
+    ],
+    [{ SENTRY_DSN: 'https://key@o1.ingest.sentry.io/2' }, undefined],
+  ])('with %j: %j', (env, line) => {
+    expect(describeInboxAccess(made(env))).toBe(line);
+  });
+
+  it('names the port the server listens on, and never prints a set token', () => {
+    expect(describeInboxAccess(made({ PORT: '0' }), 41234)).toContain(
+      'http://localhost:41234/errors/sign-in#token=',
+    );
+    const line = describeInboxAccess(made({ MONITORING_INBOX_TOKEN: 'a-token-of-20-chars' }));
+    expect(line).not.toContain('a-token-of-20-chars');
   });
 });

@@ -4,10 +4,9 @@ import { EventDetail } from '#app/components/inbox/EventDetail';
 import { countOf, formatUtc, isoOf } from '#app/components/inbox/format';
 import { IssueWorkflow, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
 import { EnvironmentBadge } from '#app/components/inbox/IssueList';
-import { pageTitle } from '#app/document-title';
 import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';
-import { inboxPagesOnly } from '../../../site-config';
-import { eventParamOf, issueEventOf, issueIdOf } from '../-issue-search';
+import { inboxPagesOnly, pageTitle } from '#app/site-config';
+import { eventParamOf, issueEventOf, issueIdOf } from '../../../server/inbox/inbox-inputs';
 
 /** An issue: its latest event (or the one `?event=` names), its last 30 days and its tags. */
 export const Route = createFileRoute('/errors/issues/$issueId')({

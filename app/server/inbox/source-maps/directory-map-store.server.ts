@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
-import { isRecord } from '#app/server/inbox/well-formed';
+import { isRecord } from '#app/server/inbox/protocol-values';
 import { processShared } from '#app/server/process-shared.server';
 import {
   firstOfStores,

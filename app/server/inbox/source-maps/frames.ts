@@ -4,7 +4,7 @@
  */
 
 import type { StackFrame } from '#app/server/inbox/inbox-event';
-import { isRecord } from '#app/server/inbox/well-formed';
+import { isRecord } from '#app/server/inbox/protocol-values';
 import { type FrameResolution, type ResolvedFrame, shownSource } from './resolve-frame';
 
 /**

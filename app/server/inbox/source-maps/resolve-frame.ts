@@ -9,7 +9,7 @@ import {
   type TraceMap,
 } from '@jridgewell/trace-mapping';
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
-import { isRecord } from '#app/server/inbox/well-formed';
+import { isRecord } from '#app/server/inbox/protocol-values';
 import { processShared } from '#app/server/process-shared.server';
 import {
   type FrameGroup,

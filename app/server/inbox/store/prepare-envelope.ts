@@ -2,15 +2,14 @@
  * An envelope made ready to store, in the ingest thread: parsed and judged, its frames resolved
  * for grouping (bounded), and its browser named from the user agent.
  */
-import { isRecord } from '#app/server/inbox/well-formed';
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
 import { readEnvelope } from '../envelope';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
+import { isRecord, wellFormedText } from '../protocol-values';
 import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store';
 import { resolveEventFrames } from '../source-maps/resolve-frame';
-import { wellFormedText } from '../well-formed';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
 
 /**

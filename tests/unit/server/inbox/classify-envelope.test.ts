@@ -1,7 +1,7 @@
 import { createEventEnvelope, makeDsn, serializeEnvelope } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { sessionEnvelope } from '#app/monitoring/page-session';
 import { SDK_METADATA } from '#app/monitoring/recorder/report';
+import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
 import { classifyEnvelope } from '#app/server/inbox/classify-envelope';
 import { readEnvelope } from '#app/server/inbox/envelope';
 import {

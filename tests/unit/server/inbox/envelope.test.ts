@@ -12,8 +12,8 @@ import {
   serializeEnvelope,
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { sessionEnvelope } from '#app/monitoring/page-session';
 import { SDK_METADATA } from '#app/monitoring/recorder/report';
+import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
 import {
   ENVELOPE_LIMITS,
   MAX_ITEMS,

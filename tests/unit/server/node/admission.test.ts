@@ -1,5 +1,5 @@
 /**
- * TODO-HEADER
+ * Admission: load shedding, then places for pages and server-function calls.
  */
 import { describe, expect, it } from 'vitest';
 import { createAdmission, type Place, type Waiting } from '#app/server/node/admission.server';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { wellFormed, wellFormedText } from '#app/server/inbox/well-formed';
+import { wellFormed, wellFormedText } from '#app/server/inbox/protocol-values';
 
 it.each([
   ['plain', 'plain'],
