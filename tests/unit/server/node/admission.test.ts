@@ -2,7 +2,13 @@
  * Admission: load shedding, then places for pages and server-function calls.
  */
 import { describe, expect, it } from 'vitest';
-import { createAdmission, type Place, type Waiting } from '#app/server/node/admission.server';
+import {
+  createAdmission,
+  nextShedding,
+  type Place,
+  requestKind,
+  type Waiting,
+} from '#app/server/node/admission.server';
 
 /** A request that records what happened to it, and can stream, finish or be abandoned. */
 function request(log: string[], name: string) {
@@ -319,5 +325,42 @@ describe('createAdmission: a page that has sent its shell', () => {
       open: admission.open(),
       queued: admission.queued(),
     }).toEqual(expectedCounts);
+  });
+});
+
+describe('nextShedding', () => {
+  it.each([
+    // shedding, lag, threshold → shedding next
+    [false, 10, 100, false],
+    [false, 100, 100, false],
+    [false, 101, 100, true],
+    [true, 60, 100, true], // still above half: keep shedding
+    [true, 50, 100, true],
+    [true, 49, 100, false],
+    [false, 5000, 0, false], // 0 turns it off
+    [true, 5000, 0, false],
+  ])(
+    'shedding=%j with lag %j ms and threshold %j ms → %j',
+    (shedding, lagMs, thresholdMs, next) => {
+      expect(nextShedding({ shedding, lagMs, thresholdMs })).toBe(next);
+    },
+  );
+});
+
+describe('requestKind', () => {
+  it.each([
+    ['GET', '/about', 'page'],
+    ['HEAD', '/', 'page'],
+    ['GET', '/errors/abc', 'page'],
+    ['POST', '/about', 'page'],
+    ['GET', '/_build/assets/client.js', 'file'],
+    ['POST', '/_build/assets/client.js', 'page'],
+    ['GET', '/_server/abc', 'server-function'],
+    ['POST', '/_server/abc', 'server-function'],
+    ['GET', '/favicon.svg', 'file'],
+    ['GET', '/assets/app.css', 'file'],
+    ['GET', '/favicon.svg.html', 'page'],
+  ])('%s %s → %s', (method, path, expected) => {
+    expect(requestKind(method, path, new Set(['/favicon.svg', '/assets/app.css']))).toBe(expected);
   });
 });

@@ -7,6 +7,7 @@ import {
   IMMUTABLE,
   identityPathOf,
   isCompressible,
+  isHiddenBuildFile,
   isVariantRequest,
   NOT_STORED,
   PAGE,
@@ -112,5 +113,38 @@ describe('the variants beside the public files', () => {
     ['/_build/assets/gone.js.br', false],
   ])('a request for %s names a variant: %j', (path, variant) => {
     expect(isVariantRequest(path, publicFiles)).toBe(variant);
+  });
+});
+
+describe('isHiddenBuildFile', () => {
+  it.each([
+    ['/_build/.vite/manifest.json', true],
+    ['/_build/%2Evite/manifest.json', true],
+    ['/_build/assets/client-abc.js.map', true],
+    ['/_build/assets/client-abc.js%2Emap', true],
+    ['/_build/assets/client-abc.js', false],
+    ['/%5Fbuild/assets/client-abc.js.map', true],
+    ['/assets/ssr-abc.js.map', true],
+    ['/assets/ssr-abc.js%2Emap', true],
+    ['/assets/app.css', false],
+    ['/favicon.svg', false],
+    ['/about.map', false],
+    // Compressed variants of hidden files are hidden too, whoever wrote them.
+    ['/_build/.vite/manifest.json.br', true],
+    ['/_build/.vite/manifest.json.gz', true],
+    ['/_build/.vite', true],
+    ['/_build/.vite/manifest.json/', true],
+    ['/_build/assets/client-abc.js.map.gz', true],
+    ['/_build/assets/client-abc.js.map.br', true],
+    ['/_build/assets/client-abc.js.map%2Ebr', true],
+    ['/_build/assets/client-abc.js.map.gz.br', true],
+    ['/_build/assets/client-abc.js.map/', true],
+    ['/assets/ssr-abc.js.map.br', true],
+    ['/_build/assets/client-abc.js.br', false],
+    ['/_build/assets/client-abc.js.gz', false],
+    ['/_build/assets/vite.svg', false],
+    ['/favicon.svg.br', false],
+  ])('%s → %j', (path, hidden) => {
+    expect(isHiddenBuildFile(path)).toBe(hidden);
   });
 });

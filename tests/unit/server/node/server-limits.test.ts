@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type ClientConnections,
   createConnectionTable,
+  descriptorLimitOf,
   evictionVictim,
+  HEADERS_TIMEOUT_MS,
+  MAX_CONNECTIONS,
+  serverLimits,
 } from '#app/server/node/server-limits.server';
 
 /** A client holding `open` connections, of which these ids serve no request, oldest first. */
@@ -128,5 +132,80 @@ describe('createConnectionTable', () => {
       victimClient: '2001:db8:1:2::/64',
       victimHeld: 5,
     });
+  });
+});
+
+describe('serverLimits', () => {
+  const base = {
+    tunnelBodyTimeoutMs: 10_000,
+    tunnelTimeoutMs: 10_000,
+    keepAliveTimeoutMs: 5_000,
+    workers: 1,
+  };
+
+  it('caps connections below the descriptor limit, keeping some for files and Sentry', () => {
+    expect(serverLimits({ ...base, descriptorLimit: 1024 }).maxConnections).toBe(691);
+    expect(serverLimits({ ...base, descriptorLimit: 20_000 }).maxConnections).toBe(MAX_CONNECTIONS);
+    expect(serverLimits({ ...base, descriptorLimit: undefined }).maxConnections).toBe(
+      MAX_CONNECTIONS,
+    );
+    expect(serverLimits({ ...base, descriptorLimit: 100 }).maxConnections).toBe(64);
+  });
+
+  it.each([
+    // workers, descriptor limit → each worker's connection cap: a share of the server's, and
+    // never past its own descriptors
+    [2, undefined, 5_000],
+    [3, 20_000, 3_334],
+    [2, 1024, 691],
+    [4, 100, 64],
+  ])(
+    'with %i workers and %j descriptors each, a worker holds %i connections',
+    (workers, descriptorLimit, cap) => {
+      expect(serverLimits({ ...base, workers, descriptorLimit }).maxConnections).toBe(cap);
+    },
+  );
+
+  it.each([
+    // descriptor limit → open pages (rendering or streaming): 1,000, or fewer than connections
+    [20_000, 1_000],
+    [undefined, 1_000],
+    [1024, 691],
+    [100, 64],
+  ])('with a descriptor limit of %j, keeps %j pages open at most', (descriptorLimit, pages) => {
+    const limits = serverLimits({ ...base, descriptorLimit });
+    expect(limits.maxOpenPages).toBe(pages);
+    expect(limits.maxOpenPages).toBeLessThanOrEqual(limits.maxConnections);
+  });
+
+  it('gives a slow tunnel body and a slow Sentry their full time', () => {
+    const limits = serverLimits({
+      descriptorLimit: 20_000,
+      tunnelBodyTimeoutMs: 120_000,
+      tunnelTimeoutMs: 90_000,
+      keepAliveTimeoutMs: 5_000,
+      workers: 1,
+    });
+    expect(limits.requestTimeout).toBeGreaterThan(120_000);
+    expect(limits.idleSocketTimeout).toBeGreaterThan(90_000);
+    expect(limits.headersTimeout).toBeLessThanOrEqual(limits.requestTimeout);
+    expect(limits.headersTimeout).toBe(HEADERS_TIMEOUT_MS);
+  });
+
+  it('keeps an idle kept-alive connection as long as KEEP_ALIVE_TIMEOUT_MS says', () => {
+    const limits = serverLimits({ ...base, descriptorLimit: 20_000, keepAliveTimeoutMs: 75_000 });
+    expect(limits.keepAliveTimeout).toBe(75_000);
+    expect(limits.idleSocketTimeout).toBeGreaterThan(75_000);
+  });
+
+  it('reads the soft open-files limit from /proc/self/limits', () => {
+    const proc = [
+      'Limit                     Soft Limit           Hard Limit           Units',
+      'Max processes             127176               127176               processes',
+      'Max open files            1024                 524288               files',
+    ].join('\n');
+    expect(descriptorLimitOf(proc)).toBe(1024);
+    expect(descriptorLimitOf(proc.replace('1024  ', 'unlimited'))).toBeUndefined();
+    expect(descriptorLimitOf('nothing here')).toBeUndefined();
   });
 });
