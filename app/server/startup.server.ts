@@ -11,7 +11,6 @@
  *   cannot hold the shutdown.
  */
 import type { Server } from 'node:http';
-import { trapUnhandledNodeErrors } from 'nitropack/runtime/internal/utils';
 import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
@@ -67,8 +66,10 @@ function monitoringLines(config: ServerConfig, port?: number): string[] {
  */
 export function listenAndAnnounce(server: Server, config: ServerConfig): void {
   // nitro's handlers for unhandled errors and rejections, as its own node-server entry installs
-  // them (a nitro internal: app/start-1.120/PATCHES.md).
-  trapUnhandledNodeErrors();
+  // them (a nitro internal: app/start-1.120/PATCHES.md). Loaded here, when the built server
+  // calls this: the module needs nitro's build-time virtual modules, and `vinxi dev` evaluates
+  // this plugin's file without them.
+  void import('nitropack/runtime/internal/utils').then((nitro) => nitro.trapUnhandledNodeErrors());
   server.once('error', (error: NodeJS.ErrnoException) => {
     const where = `${config.host}:${config.port}`;
     if (error.code === 'EADDRINUSE') {
