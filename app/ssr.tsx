@@ -2,8 +2,8 @@
 import { getRouterManifest } from '@tanstack/react-start/router-manifest';
 import { createStartHandler } from '@tanstack/react-start/server';
 import { createRouter } from './router';
-import { processShared } from './server/process-shared.server';
 import { siteConfig } from './server/site-config.server';
+import { processShared } from './start-1.120/process-shared.server';
 import {
   failureAwareStreamHandler,
   sanitiseRouteFailures,

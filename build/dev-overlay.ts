@@ -7,7 +7,7 @@
  * of it.
  */
 import type { Plugin, ViteDevServer } from 'vite';
-import { processShared } from '../app/server/process-shared.server';
+import { processShared } from '../app/start-1.120/process-shared.server';
 
 export const DEV_ERRORS_PATH = '__dev-errors';
 const HANDLER = '/app/server/failures/dev-failure.server.ts';

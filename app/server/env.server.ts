@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../package.json';
 import {
   cgroupCpuDirsOf,
@@ -16,7 +17,6 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { spotlightSidecarUrl } from './failures/sentry-client.server';
-import { processShared } from './process-shared.server';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;

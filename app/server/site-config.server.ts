@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import { formatDsn, organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { publicConfigOf, type SiteConfig } from '#app/site-config';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import { type ServerConfig, serverConfig } from './env.server';
-import { processShared } from './process-shared.server';
 
 /** Pure: the site config of a server config. */
 export function siteConfigOf(config: ServerConfig): SiteConfig {

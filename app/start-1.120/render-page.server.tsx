@@ -28,9 +28,9 @@ import {
   recordFailure,
   sanitiseFailure,
 } from '#app/server/failures/record-failure.server';
-import { processShared } from '#app/server/process-shared.server';
 import { newNonce, pageContentSecurityPolicy } from '#app/server/security/security-headers.server';
 import { siteConfig } from '#app/server/site-config.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 /**
  * Start's default stream handler (streaming for browsers, the whole page at once for crawlers),

@@ -17,7 +17,7 @@ const SHARED_INPUTS = [
   'package-lock.json',
   'app/server/health/event-loop.server.ts',
   'app/server/health/event-loop.server.ts',
-  'app/server/process-shared.server.ts',
+  'app/start-1.120/process-shared.server.ts',
   'app/styles/app.css',
   'public/favicon.svg',
 ];

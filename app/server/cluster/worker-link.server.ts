@@ -3,7 +3,7 @@
  * tells every worker the server's health (server-wide /health from any worker).
  */
 import cluster from 'node:cluster';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 /**
  * A worker's side of the cluster (./primary.server.ts starts the workers): which worker this

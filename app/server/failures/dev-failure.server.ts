@@ -16,7 +16,7 @@ import {
   type SourceMapStore,
 } from '#app/server/inbox/source-maps/map-store';
 import { resolveEventFrames } from '#app/server/inbox/source-maps/resolve-frame';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import { devViteServer } from '../../../build/dev-overlay';
 import type { FailureContext } from './record-failure.server';
 

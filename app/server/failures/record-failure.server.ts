@@ -10,7 +10,7 @@ import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import { failureBlock, rememberServerFailure } from './dev-failure.server';
 import { reportServerFailure } from './sentry-client.server';
 

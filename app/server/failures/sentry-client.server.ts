@@ -19,8 +19,8 @@ import { serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { errorLimited, warnLimited } from '#app/server/logging/rate-limited-log';
-import { processShared } from '#app/server/process-shared.server';
 import { reportingDsn } from '#app/server/site-config.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import type { FailureContext } from './record-failure.server';
 
 /**

@@ -3,7 +3,7 @@
  * /health and the home page's runtime figures.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { processShared } from '../process-shared.server';
+import { processShared } from '../../start-1.120/process-shared.server';
 
 /**
  * The process's event-loop delay, measured in back-to-back windows of WINDOW_MS: one histogram

@@ -13,7 +13,7 @@ import { serverConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { lagMonitor } from '#app/server/node/admission.server';
 import { isShuttingDown } from '#app/server/node/graceful-shutdown.server';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../../package.json';
 
 /**

@@ -6,9 +6,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getCookie, getEvent } from '@tanstack/react-start/server';
 import Database from 'better-sqlite3';
 import { type InboxAccess, serverConfig } from '#app/server/env.server';
-import { processShared } from '#app/server/process-shared.server';
 import { clientKeyOf, peerAddressOf } from '#app/server/security/client-key';
 import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import { localInbox } from './store/local-inbox.server';
 
 /**

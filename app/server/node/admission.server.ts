@@ -8,9 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { eventLoopWindows } from '#app/server/health/event-loop.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { processShared } from '#app/server/process-shared.server';
 import { clientKeyOf } from '#app/server/security/client-key';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import { answerText, pathOf } from './entry-refusals';
 import {
   CONCURRENT_RENDERS,

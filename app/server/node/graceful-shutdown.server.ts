@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 /**
  * SIGTERM / SIGINT: stop accepting, let in-flight requests finish (up to a bound), deliver the

@@ -3,7 +3,7 @@
  * a server-rendered page, and a fresh nonce per page.
  */
 import { randomFillSync } from 'node:crypto';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 /**
  * The security headers, in one place. Pure: values from the config and the request's nonce.

@@ -8,8 +8,8 @@ import { workerShareOf } from '#app/server/cluster/worker-count';
 import { serverConfig } from '#app/server/env.server';
 import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { processShared } from '#app/server/process-shared.server';
 import { localInboxDsnOf } from '#app/server/site-config.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import { createAllowList } from './allow-list';
 import {
   CLIENT_RATE_LIMITS,

@@ -17,7 +17,7 @@
  * Frames are oldest first, as events carry them: `^` reaches the frames after the match (those
  * it called, towards the crash), `v` the frames before it (its callers).
  */
-import { processShared } from '../../process-shared.server';
+import { processShared } from '../../../start-1.120/process-shared.server';
 
 const RULES = `
 family:javascript stack.abs_path:org-dartlang-sdk:///** -app -group

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
 import { isRecord } from '#app/server/inbox/protocol-values';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   firstOfStores,
   isDebugId,

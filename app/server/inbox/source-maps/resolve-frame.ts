@@ -10,7 +10,7 @@ import {
 } from '@jridgewell/trace-mapping';
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
 import { isRecord } from '#app/server/inbox/protocol-values';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   type FrameGroup,
   type FrameInput,

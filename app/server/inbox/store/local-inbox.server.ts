@@ -12,7 +12,7 @@ import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { processShared } from '#app/server/process-shared.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   type InboxSessions,
   MAX_SESSIONS,
