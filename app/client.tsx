@@ -17,7 +17,8 @@ const recorder = pageRecorder();
 // The same context the server rendered with, so that hydration renders the same page.
 const site = parseSiteConfig(document.getElementById(SITE_CONFIG_ELEMENT_ID)?.textContent);
 const router = createRouter(site);
-// The SDK, tracing and the offline store load once the page has hydrated (decisions 0830, 0910).
+// The SDK, tracing and the offline store load after hydration, when the page needs them
+// (decisions 0950, 0510).
 let markShellHydrated = () => {};
 const shellHydrated = new Promise<void>((resolve) => {
   markShellHydrated = resolve;

@@ -191,7 +191,7 @@ export function pageStatus({ routerStatus, redirected, failed }: PageOutcome): n
  * dehydrated router, streamed values) get the response's CSP nonce where they are made, not
  * by rewriting the finished stream: Start 1.120 merges them into React's stream in a web
  * stream of its own, and a rewriting stage after that cost a seventh of a page's CPU time
- * (decision 0850). React's part is rewritten as it streams (below).
+ * (decision 0605). React's part is rewritten as it streams (below).
  */
 /** What Start 1.120 keeps on the router while it renders a page (start-server-core's ssr-server). */
 export interface InjectingRouter {
@@ -296,7 +296,7 @@ function nonceRewriter(nonce: string): (input: Buffer, final: boolean) => Buffer
 
 /**
  * React's stream of the page, rewritten as it passes: the Node stream React pipes into anyway,
- * so the rewrite adds no stage to the page's way out (decision 0850).
+ * so the rewrite adds no stage to the page's way out (decision 0605).
  */
 export function scriptNonceTransform(nonce: string): Transform {
   const rewrite = nonceRewriter(nonce);

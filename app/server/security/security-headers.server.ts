@@ -51,7 +51,7 @@ export function pageContentSecurityPolicy(nonce: string, spotlightUrl?: string):
 /**
  * A fresh CSP nonce per page: 128 bits from the system's CSPRNG, never reused. Taken from a
  * pool filled 256 nonces at a time (as Node's own randomUUID does), because one `getrandom`
- * call per page showed up in the pages' CPU profile (docs/decisions/0850).
+ * call per page showed up in the pages' CPU profile (docs/decisions/0605).
  */
 const NONCE_BYTES = 16;
 const POOL_NONCES = 256;

@@ -3,7 +3,7 @@
  * `storeLocally`; the answer is Sentry's own, `{"id": …}`, once it is stored. Every exchange's
  * held bytes count against one budget shared fairly (`localBuffer`, ./byte-budget.ts), given
  * back when the exchange ends, however it ends. Past the client's share of envelopes still
- * arriving, 429 and the SDK waits; past the whole, 503 (docs/decisions/0103, 0611).
+ * arriving, 429 and the SDK waits; past the whole, 503 (docs/decisions/0310, 0611).
  */
 import { ingestErrorCode, rejectionStatus } from '#app/server/inbox/store/ingest-protocol';
 import { type Exchange, PLAIN_TEXT } from './exchange.server';
