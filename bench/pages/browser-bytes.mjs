@@ -54,7 +54,7 @@ export async function launchBrowser() {
 }
 
 /** The page's own inline scripts in an HTML document, as counted scripts (their text as body). */
-export function ownInlineScripts(html) {
+function ownInlineScripts(html) {
   const scripts = [];
   for (const [, attributes, text] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
     if (/\bsrc=/.test(attributes) || /tsr-once/.test(attributes)) continue;

@@ -1,7 +1,7 @@
-// Issue 12's targets for our pages, and issue 22's for `/`, as pure verdicts over the bench's
-// figures (tested in tests/unit/bench/pages.test.ts). Sizes in bytes; KB in the text is 1,000 bytes.
+// Issue 12's targets for our pages, and issue 22's for `/`, as verdicts over the bench's
+// figures, printed beside the figures they judge. Sizes in bytes; KB in the text is 1,000 bytes.
 
-export const TARGETS = {
+const TARGETS = {
   /** /about req/s at least this share of the minimal Start app's. */
   minRpsRatio: 0.9,
   /** /about p99 at most this multiple of the minimal Start app's. */
@@ -26,7 +26,7 @@ export const TARGETS = {
  * also says how far the machine's CPU lets two workers go at one worker's CPU per request: a
  * process that already uses more than one core (its GC and I/O threads) cannot double on two.
  */
-export function workerVerdicts(two, one, cores, targets = TARGETS) {
+export function workerVerdicts(two, one, cores) {
   const known = [two?.rps, one?.rps, two?.p99, one?.p99].every(
     (figure) => figure !== undefined && !Number.isNaN(figure),
   );
@@ -38,15 +38,15 @@ export function workerVerdicts(two, one, cores, targets = TARGETS) {
     : '';
   return [
     {
-      target: `/about req/s >= ${targets.minTwoWorkerRpsRatio} x one worker`,
-      pass: known ? rpsRatio >= targets.minTwoWorkerRpsRatio : null,
+      target: `/about req/s >= ${TARGETS.minTwoWorkerRpsRatio} x one worker`,
+      pass: known ? rpsRatio >= TARGETS.minTwoWorkerRpsRatio : null,
       detail: known
         ? `${rpsRatio.toFixed(2)} x (${Math.round(two.rps)} vs ${Math.round(one.rps)})${ceiling}`
         : 'not measured',
     },
     {
       target: "/about p99 no worse than one worker's",
-      pass: known ? p99Ratio <= targets.maxTwoWorkerP99Ratio : null,
+      pass: known ? p99Ratio <= TARGETS.maxTwoWorkerP99Ratio : null,
       detail: known
         ? `${p99Ratio.toFixed(2)} x (${two.p99.toFixed(1)} vs ${one.p99.toFixed(1)} ms)`
         : 'not measured',
@@ -62,7 +62,7 @@ const kb = (bytes) => `${(bytes / 1000).toFixed(1)} KB`;
  * bytes: { ... } }
  * with `bytes` as measurePageScripts returns it (or undefined when that part failed).
  */
-export function verdicts(ours, minimal, targets = TARGETS) {
+export function verdicts(ours, minimal) {
   const rows = [];
   const add = (target, figures, judge, detail) => {
     const known = figures.every((figure) => figure !== undefined && !Number.isNaN(figure));
@@ -70,32 +70,32 @@ export function verdicts(ours, minimal, targets = TARGETS) {
   };
   const rpsRatio = ours.about?.rps / minimal.about?.rps;
   add(
-    `/about req/s >= ${targets.minRpsRatio} x minimal`,
+    `/about req/s >= ${TARGETS.minRpsRatio} x minimal`,
     [ours.about?.rps, minimal.about?.rps],
-    () => rpsRatio >= targets.minRpsRatio,
+    () => rpsRatio >= TARGETS.minRpsRatio,
     () =>
       `${rpsRatio.toFixed(2)} x (${Math.round(ours.about.rps)} vs ${Math.round(minimal.about.rps)})`,
   );
   const p99Ratio = ours.about?.p99 / minimal.about?.p99;
   add(
-    `/about p99 <= ${targets.maxP99Ratio} x minimal`,
+    `/about p99 <= ${TARGETS.maxP99Ratio} x minimal`,
     [ours.about?.p99, minimal.about?.p99],
-    () => p99Ratio <= targets.maxP99Ratio,
+    () => p99Ratio <= TARGETS.maxP99Ratio,
     () =>
       `${p99Ratio.toFixed(2)} x (${ours.about.p99.toFixed(1)} vs ${minimal.about.p99.toFixed(1)} ms)`,
   );
   const extra = ours.bytes?.beforeHydration.gzip - minimal.bytes?.beforeHydration.gzip;
   add(
-    `JS before hydration <= minimal + ${kb(targets.maxExtraGzipBeforeHydration)} gzip`,
+    `JS before hydration <= minimal + ${kb(TARGETS.maxExtraGzipBeforeHydration)} gzip`,
     [ours.bytes?.beforeHydration.gzip, minimal.bytes?.beforeHydration.gzip],
-    () => extra <= targets.maxExtraGzipBeforeHydration,
+    () => extra <= TARGETS.maxExtraGzipBeforeHydration,
     () =>
       `${extra >= 0 ? '+' : ''}${kb(extra)} (${kb(ours.bytes.beforeHydration.gzip)} vs ${kb(minimal.bytes.beforeHydration.gzip)})`,
   );
   add(
-    `first visit JS on the wire <= ${kb(targets.maxFirstVisitWire)}`,
+    `first visit JS on the wire <= ${kb(TARGETS.maxFirstVisitWire)}`,
     [ours.bytes?.first.wire],
-    () => ours.bytes.first.wire <= targets.maxFirstVisitWire,
+    () => ours.bytes.first.wire <= TARGETS.maxFirstVisitWire,
     () => kb(ours.bytes.first.wire),
   );
   // Nothing on the wire now proves little when it rests on heuristic freshness (freshness.mjs).
@@ -103,16 +103,16 @@ export function verdicts(ours, minimal, targets = TARGETS) {
     'second visit: no JS on the wire',
     [ours.bytes?.second.wire, ours.bytes?.first.withoutFreshness],
     () =>
-      ours.bytes.second.wire <= targets.maxSecondVisitWire &&
+      ours.bytes.second.wire <= TARGETS.maxSecondVisitWire &&
       ours.bytes.first.withoutFreshness === 0,
     () =>
       `${ours.bytes.second.count} script request(s), ${kb(ours.bytes.second.wire)}; ${ours.bytes.first.withoutFreshness} of ${ours.bytes.first.count} scripts without max-age or Expires`,
   );
   const homeRatio = ours.home?.rps / minimal.home?.rps;
   add(
-    `/ req/s >= ${targets.minHomeRpsRatio} x minimal`,
+    `/ req/s >= ${TARGETS.minHomeRpsRatio} x minimal`,
     [ours.home?.rps, minimal.home?.rps],
-    () => homeRatio >= targets.minHomeRpsRatio,
+    () => homeRatio >= TARGETS.minHomeRpsRatio,
     () =>
       `${homeRatio.toFixed(2)} x (${Math.round(ours.home.rps)} vs ${Math.round(minimal.home.rps)})`,
   );

@@ -1,10 +1,11 @@
-// Reads the figures out of `wrk --latency` output. Pure, so that it has tests of its own
-// (tests/unit/bench/pages.test.ts): a misread unit would make every figure of the bench wrong.
+// Reads the figures out of `wrk --latency` output. A figure it cannot find stops the bench
+// with wrk's whole output; the report prints every figure it read (req/s, p50, p99, failed),
+// so a misread unit shows there, beside the minimal app's figures read the same way.
 
 const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** "812.00us", "1.50ms", "2.01s" → milliseconds. */
-export function durationMs(text) {
+function durationMs(text) {
   const match = /^(\d+(?:\.\d+)?)(us|ms|s|m|h)$/.exec(text.trim());
   if (!match) throw new Error(`not a wrk duration: ${text}`);
   return Number(match[1]) * UNIT_MS[match[2]];
