@@ -127,6 +127,16 @@ describe('the body limit', () => {
     expect(await response.text()).toContain('label');
   });
 
+  it('refuses a body one byte over it with 413, saying the limit', async () => {
+    const over = SERVER_FUNCTION_MAX_BODY_BYTES + 1;
+    const head = requestHead(FAILING_EXAMPLE_FN, { 'content-length': String(over) });
+    const { response } = await rawExchange(head, '{"data":', over - '{"data":'.length);
+    expect(statusOf(response)).toBe(413);
+    expect(response).toContain(
+      `body of ${over} bytes is over the limit of ${SERVER_FUNCTION_MAX_BODY_BYTES}`,
+    );
+  });
+
   it('refuses a declared 200 MB with 413 from the headers alone, and does not read it', async () => {
     const before = residentBytes(app.server.pid);
     let exchange: RawExchange | undefined;
