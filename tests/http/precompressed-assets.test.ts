@@ -217,6 +217,8 @@ describe('Cache-Control', () => {
     ['/', 200],
     ['/about', 200],
     ['/no-such-page', 404],
+    // A path that only begins like the inbox's is a page like any other.
+    ['/errorsx', 404],
     ['/sentry-example-page/ssr-error', 500],
   ])('keeps %s (%i) out of shared caches and revalidated', async (path, status) => {
     const answer = await get(path, {
@@ -228,14 +230,19 @@ describe('Cache-Control', () => {
     expect(answer.headers['cache-control']).toBe('private, no-cache');
   });
 
-  it.each(['/errors', '/errors/sign-in'])(
-    'lets no cache store the private inbox, %s',
-    async (path) => {
-      const answer = await get(path);
-      expect(answer.status).toBeLessThan(400);
-      expect(answer.headers['cache-control']).toBe('no-store');
-    },
-  );
+  it.each([
+    ['/errors', 200],
+    ['/errors/', 200],
+    ['/errors/sign-in', 200],
+    ['/errors/0123abcd', 404],
+    // The router matches paths case-insensitively and decoded: these are the inbox too.
+    ['/Errors', 200],
+    ['/%65rrors', 200],
+  ])('lets no cache store the private inbox, %s (%i)', async (path, status) => {
+    const answer = await get(path);
+    expect(answer.status).toBe(status);
+    expect(answer.headers['cache-control']).toBe('no-store');
+  });
 
   it('lets no cache store what a server function answers', async () => {
     const payload = encodeURIComponent(JSON.stringify({ data: null, context: {} }));
@@ -245,6 +252,9 @@ describe('Cache-Control', () => {
     expect(answer.status).toBe(200);
     expect(answer.text).toContain('"environment"');
     expect(answer.headers['cache-control']).toBe('no-store');
+    const unknown = await get('/_server/abc123', { accept: 'application/json' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['cache-control']).toBe('no-store');
   });
 });
 
