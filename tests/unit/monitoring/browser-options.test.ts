@@ -1,12 +1,7 @@
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
 import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
-import {
-  EXTENSION_URLS,
-  LOCAL_INBOX_DSN,
-  NOT_FOUND_SEGMENTS,
-  RESIZE_OBSERVER_LOOP_NOTICES,
-} from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { errorIntegrations } from '#app/monitoring/sdk-loader';
 import type { PublicConfig } from '#app/site-config';
 
@@ -58,12 +53,6 @@ describe('browserOptions', () => {
   it('sends through the transport it is given, flushing what was stored at start', () => {
     expect(options.transport).toBe(offlineTransport);
     expect(options.transportOptions).toMatchObject({ flushAtStartup: true });
-  });
-
-  it('wires the filters into the SDK options', () => {
-    expect(options.ignoreErrors).toEqual(RESIZE_OBSERVER_LOOP_NOTICES);
-    expect(options.denyUrls).toEqual(EXTENSION_URLS);
-    expect(options.ignoreSpans).toEqual(NOT_FOUND_SEGMENTS);
   });
 
   it('starts errors only: no tracing (added for a traced page view), one session', () => {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  fitsInStore,
-  MAX_STORED_BYTES,
-  openReportStore,
-  REPORT_QUEUE_SIZE,
-} from '#app/monitoring/recorder/recorder';
+import { fitsInStore, MAX_STORED_BYTES, openReportStore } from '#app/monitoring/recorder/recorder';
 import type { Report } from '#app/monitoring/recorder/report';
 
 const report = (id: string, message = 'boom'): Report => ({
@@ -26,9 +21,6 @@ describe('fitsInStore: 64 reports and a byte bound', () => {
     ['one report alone past the bound', [], report('big', 'x'.repeat(MAX_STORED_BYTES)), false],
   ])('%s: %s', (_name, stored, next, fits) => {
     expect(fitsInStore(stored, next)).toBe(fits);
-  });
-  it('the queue is the SDK transport queue of 64', () => {
-    expect(REPORT_QUEUE_SIZE).toBe(64);
   });
 });
 

@@ -1,6 +1,6 @@
 import { notFound, redirect } from '@tanstack/react-router';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_ELEMENT_ID, type Recorded } from '#app/monitoring/recorder/recorder';
+import type { Recorded } from '#app/monitoring/recorder/recorder';
 import {
   ONERROR,
   ownScriptOf,
@@ -9,7 +9,6 @@ import {
   thrownFacts,
 } from '#app/monitoring/recorder/report';
 import { isWorthSending } from '#app/monitoring/start-browser-monitoring';
-import { SITE_CONFIG_ELEMENT_ID } from '#app/site-config';
 
 describe('thrownFacts', () => {
   it('an Error: its name, message and stack', () => {
@@ -126,11 +125,5 @@ describe('isWorthSending: the SDK noise rules, for what the recorder keeps', () 
     ],
   ])('%s', (_name, recorded, worth) => {
     expect(isWorthSending(recorded)).toBe(worth);
-  });
-});
-
-describe('the recorder reads the site config where the root renders it', () => {
-  it('the same element id (the recorder cannot import site-config.ts: it brings valibot)', () => {
-    expect(CONFIG_ELEMENT_ID).toBe(SITE_CONFIG_ELEMENT_ID);
   });
 });

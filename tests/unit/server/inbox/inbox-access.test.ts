@@ -141,11 +141,6 @@ function sessionsAt(start = 0, maxSessions = MAX_SESSIONS, path = newDatabase())
 }
 
 describe('inbox sessions', () => {
-  it('lasts 12 hours idle and 7 days in all', () => {
-    expect(SESSION_IDLE_MS).toBe(12 * HOUR);
-    expect(SESSION_MAX_AGE_MS).toBe(7 * 24 * HOUR);
-  });
-
   it('makes a new random 32-byte id each time', () => {
     const { sessions } = sessionsAt();
     const ids = new Set(Array.from({ length: 50 }, () => sessions.create()));
@@ -261,11 +256,6 @@ function limiterAt(maxClients = SIGN_IN_MAX_CLIENTS) {
 
 describe('the sign-in limiter', () => {
   it('allows 5 wrong tokens in 15 minutes, then locks out for 5 minutes', () => {
-    expect([SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS, SIGN_IN_LOCKOUT_MS]).toEqual([
-      5,
-      15 * MINUTE,
-      5 * MINUTE,
-    ]);
     const { limiter, wrong, advance } = limiterAt();
     expect(Array.from({ length: 5 }, () => wrong('203.0.113.7'))).toEqual(Array(5).fill('refused'));
     expect(wrong('203.0.113.7')).toBe(300);
