@@ -97,28 +97,56 @@ describe('the tunnel in local inbox mode', () => {
   afterAll(() => server?.stop());
 
   const header = JSON.stringify({ dsn: LOCAL_INBOX_DSN });
+  const invalid = 'invalid event envelope: ';
   it.each([
-    ['an item header without type', `${header}\n{"length":2}\n{}\n`, 400],
-    ['an item header that is not JSON', `${header}\n{"type":"event"}\n{}\ngarbage\n{}\n`, 400],
-    ['a length past the end', `${header}\n{"type":"attachment","length":100}\nabc`, 400],
-    ['a header followed by a blank line', `${header}\n\n`, 400],
+    [
+      'an item header without type',
+      `${header}\n{"length":2}\n{}\n`,
+      400,
+      `${invalid}invalid item header`,
+    ],
+    [
+      'an item header that is not JSON',
+      `${header}\n{"type":"event"}\n{}\ngarbage\n{}\n`,
+      400,
+      `${invalid}invalid item header`,
+    ],
+    [
+      'a length past the end',
+      `${header}\n{"type":"attachment","length":100}\nabc`,
+      400,
+      `${invalid}unexpected end of file`,
+    ],
+    ['a header followed by a blank line', `${header}\n\n`, 400, `${invalid}unexpected end of file`],
     [
       'a sized payload not followed by a newline',
       `${header}\n{"type":"span","length":2}\n{}{"type":"span"}\n{}\n`,
       400,
+      `${invalid}missing newline after header or payload`,
     ],
     [
       'an event id that is not one',
       `${JSON.stringify({ dsn: LOCAL_INBOX_DSN, event_id: 'a/b?c#d' })}\n{"type":"event"}\n{}\n`,
       400,
+      `${invalid}invalid envelope header`,
     ],
-    ['two events in one envelope', `${header}\n{"type":"event"}\n{}\n{"type":"event"}\n{}\n`, 413],
-  ])('refuses %s as Relay does (%i), storing nothing', async (_name, body, status) => {
-    const answer = await post(server, encoder.encode(body));
-    expect(answer.status).toBe(status);
-    expect(answer.text.length).toBeGreaterThan(0);
-    expect(inboxCounts(dir).issues).toEqual([]);
-  });
+    [
+      'two events in one envelope',
+      `${header}\n{"type":"event"}\n{}\n{"type":"event"}\n{}\n`,
+      413,
+      "envelope exceeded size limits for type 'event'",
+    ],
+  ])(
+    'refuses %s as Relay does (%i), saying why in the answer and one log line, storing nothing',
+    async (_name, body, status, reason) => {
+      const mark = server.output().length;
+      const answer = await post(server, encoder.encode(body));
+      expect(answer.status).toBe(status);
+      expect(answer.text).toBe(reason);
+      expect(await server.printedSince(mark)).toBe(`[tunnel] ${status} ${reason}\n`);
+      expect(inboxCounts(dir).issues).toEqual([]);
+    },
+  );
 
   it('groups ten throws of one bug into one issue with count 10, whatever the line', async () => {
     for (let i = 0; i < 10; i++) {
@@ -176,15 +204,20 @@ describe('limits per client and retention', () => {
 
   it('answers 429 with Retry-After and X-Sentry-Rate-Limits to a client past its rate, while another client still gets 200', async () => {
     const greedy = '127.0.0.9';
+    const spansBefore = inboxCounts(dir).items.span ?? 0;
     let refused: Awaited<ReturnType<typeof post>> | undefined;
+    let kept = 0;
     for (let i = 0; i < 1200 && !refused; i += 50) {
       const answers = await Promise.all(
         Array.from({ length: 50 }, () => post(server, spanEnvelope(), greedy)),
       );
       refused = answers.find((answer) => answer.status === 429);
+      kept += answers.filter((answer) => answer.status === 200).length;
     }
     expect(refused?.headers['retry-after']).toMatch(/^\d+$/);
     expect(refused?.headers['x-sentry-rate-limits']).toMatch(/^\d+::organization:client_rate$/);
+    // What was refused was not stored: only the 200s were.
+    expect(inboxCounts(dir).items.span).toBe(spansBefore + kept);
     expect((await post(server, errorEnvelope(), '127.0.0.10')).status).toBe(200);
   });
 });

@@ -10,7 +10,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { send, textEnvelope } from '#tests/support/envelopes';
-import { type SlowClient, slowPost } from '#tests/support/slow-client';
+import { type SlowClient, slowPost, within } from '#tests/support/slow-client';
 import { until } from '#tests/support/wait-for';
 
 const MiB = 1024 * 1024;
@@ -81,6 +81,8 @@ describe('local inbox mode: the 64 MiB receive buffer', () => {
     expect(refused.received()).toMatch(
       /\r\nx-sentry-rate-limits: 30::organization:client_share\r\n/i,
     );
+    await within(refused.closed, 3_000, 'the close after the 429');
+    expect(refused.closedByServer()).toBe(true);
     expect(await realReports(server.url, LOCAL_INBOX_DSN, 20)).toEqual(Array(20).fill(200));
 
     // 30 more clients with two such uploads each fill what large envelopes may hold (56 MiB):
@@ -90,14 +92,32 @@ describe('local inbox mode: the 64 MiB receive buffer', () => {
     );
     await until(() => many.some((client) => client.status() === 503), 15_000);
     expect(many.filter((client) => client.status() === 429)).toHaveLength(0);
+    const busy = many.find((client) => client.status() === 503) as SlowClient;
+    expect(busy.received()).toMatch(/\r\nretry-after: 5\r\n/i);
     expect(await realReports(server.url, LOCAL_INBOX_DSN, 20)).toEqual(Array(20).fill(200));
 
     const printed = await server.printedSince(0);
     expect(printed).toContain(
       "[tunnel] 429 client 127.0.0.2 holds its share of the local inbox's receive buffer (2097152 bytes)",
     );
+    expect(printed).toContain('[tunnel] 503 local inbox busy: too many envelopes arriving at once');
     // 68 refusals or more, at most the rate-limited log's 20 lines.
     expect(printed.match(/\[tunnel\] 429 /g)?.length).toBe(20);
+
+    // The buffer is given back however an exchange ends (here: the clients left): 50 such
+    // uploads from 25 new clients fit again, once the server has seen the others go. Had it
+    // kept what they held, each try would see 503s within milliseconds.
+    for (const client of [...hog, ...many]) client.socket.destroy();
+    let refusedAgain = -1;
+    for (const deadline = Date.now() + 15_000; refusedAgain !== 0 && Date.now() < deadline; ) {
+      const again = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => upload(`127.0.5.${Math.floor(i / 2) + 1}`)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      refusedAgain = again.filter((client) => client.status() !== undefined).length;
+      for (const client of again) client.socket.destroy();
+    }
+    expect(refusedAgain).toBe(0);
   }, 60_000);
 });
 
@@ -155,5 +175,8 @@ describe('Sentry mode: connections to Sentry', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(fake.connections()).toBeLessThanOrEqual(64 + 1);
     expect(fake.started()).toBe(64 + 5);
+    expect(await server.printedSince(0)).toContain(
+      '[tunnel] 429 client 127.0.0.2 has 8 envelopes streaming to Sentry already',
+    );
   }, 60_000);
 });

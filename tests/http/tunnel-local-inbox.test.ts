@@ -9,7 +9,7 @@ import { SDK_METADATA } from '#app/monitoring/recorder/report';
 import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { eventId, send, textEnvelope } from '#tests/support/envelopes';
+import { chunkedBody, eventId, send, textEnvelope } from '#tests/support/envelopes';
 import { readInbox } from '#tests/support/inbox-database';
 
 let fake: FakeSentry;
@@ -97,6 +97,14 @@ describe('local inbox mode', () => {
     const beacon = inbox.events.find((event) => event.eventId === id);
     expect(JSON.stringify(beacon?.event)).toContain('sent by beacon');
     expect(inbox.items.session).toBeGreaterThanOrEqual(1);
+  });
+
+  it('413s a chunked envelope that grows past SENTRY_TUNNEL_MAX_BYTES (1 MiB) and stores nothing', async () => {
+    const before = stored();
+    const body = chunkedBody([textEnvelope(LOCAL_INBOX_DSN), Buffer.alloc(1024 * 1024, 0x61)]);
+    const answer = await send(`${server.url}/monitoring?o=0&p=1`, { body });
+    expect(answer.status).toBe(413);
+    expect(stored()).toEqual(before);
   });
 
   it.each([

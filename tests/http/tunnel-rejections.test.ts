@@ -95,6 +95,12 @@ describe('403: never an open relay', () => {
     ['the header DSN has another scheme', '?o=0&p=1', (dsn) => dsn.replace('http:', 'https:')],
     ['the header DSN has another project', '?o=0&p=1', (dsn) => dsn.replace(/\/1$/, '/3')],
     ['the header DSN is not a DSN', '?o=0&p=1', () => 'not a dsn'],
+    // Bad percent-encoding once made DSN parsing throw inside a stream handler.
+    [
+      'the header DSN key is not valid percent-encoding',
+      '?o=0&p=1',
+      (dsn) => dsn.replace('publickey', '%zz'),
+    ],
   ])('%s', async (_name, query, headerDsn) => {
     const body = Buffer.from(line({ dsn: headerDsn(allowed) }));
     expectRejected(await send(at(query), { body }), 403, /DSN/);
