@@ -108,7 +108,7 @@ function route(
 
 /**
  * What the tunnel is given. Every dependency is an argument, so the same core runs in the app,
- * on a bare node:http server (tests/unit/tunnel) and in the benchmark.
+ * on a bare node:http server (tests/unit/server/tunnel/tunnel.test.ts) and in the benchmark.
  */
 export interface TunnelOptions {
   allowList: AllowList;
