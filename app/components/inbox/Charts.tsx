@@ -8,6 +8,57 @@ import { countOf } from './format';
 
 const WIDTH = 96;
 const SPARKLINE_HEIGHT = 24;
+const BAR = 10;
+const HISTOGRAM_HEIGHT = 60;
+const DAY_MS = 86_400_000;
+
+interface BarsProps {
+  counts: readonly number[];
+  /** `sparkline` or `histogram`: the class of the chart's base line (`-base`) and bars (`-bar`). */
+  kind: string;
+  height: number;
+  /** Each bar's slot; the bar leaves `gap` of it empty. */
+  slot: number;
+  gap: number;
+  /** The shortest bar drawn: a single event next to a busy slot stays visible. */
+  minBar: number;
+  /** A bar's tooltip, if it has one. */
+  title?: (count: number, index: number) => string;
+}
+
+/** Bars scaled to the busiest slot, oldest on the left, over a base line; none for a zero. */
+function Bars({ counts, kind, height, slot, gap, minBar, title }: BarsProps) {
+  const peak = Math.max(0, ...counts);
+  return (
+    <>
+      <line
+        className={`${kind}-base`}
+        x1={0}
+        y1={height - 0.5}
+        x2={slot * counts.length}
+        y2={height - 0.5}
+      />
+      {counts.map((count, index) => {
+        if (count === 0) return null;
+        const barHeight = Math.max(minBar, (count / peak) * height);
+        return (
+          <rect
+            // biome-ignore lint/suspicious/noArrayIndexKey: one bar per slot, by position
+            key={index}
+            className={`${kind}-bar`}
+            x={index * slot + gap / 2}
+            y={height - barHeight}
+            width={slot - gap}
+            height={barHeight}
+            data-count={count}
+          >
+            {title ? <title>{title(count, index)}</title> : null}
+          </rect>
+        );
+      })}
+    </>
+  );
+}
 
 /**
  * An issue's last 24 hours at a glance: one bar an hour, oldest on the left, scaled to the
@@ -16,7 +67,6 @@ const SPARKLINE_HEIGHT = 24;
 export function Sparkline({ hourly }: { hourly: readonly number[] }) {
   const total = hourly.reduce((sum, count) => sum + count, 0);
   const peak = Math.max(0, ...hourly);
-  const slot = WIDTH / Math.max(1, hourly.length);
   const label =
     total === 0
       ? 'No events in the last 24 hours'
@@ -30,37 +80,17 @@ export function Sparkline({ hourly }: { hourly: readonly number[] }) {
       role="img"
       aria-label={label}
     >
-      <line
-        className="sparkline-base"
-        x1={0}
-        y1={SPARKLINE_HEIGHT - 0.5}
-        x2={WIDTH}
-        y2={SPARKLINE_HEIGHT - 0.5}
+      <Bars
+        counts={hourly}
+        kind="sparkline"
+        height={SPARKLINE_HEIGHT}
+        slot={WIDTH / Math.max(1, hourly.length)}
+        gap={1}
+        minBar={1.5}
       />
-      {hourly.map((count, hour) => {
-        if (count === 0) return null;
-        // At least a pixel and a half: a single event next to a busy hour stays visible.
-        const height = Math.max(1.5, (count / peak) * SPARKLINE_HEIGHT);
-        return (
-          <rect
-            // biome-ignore lint/suspicious/noArrayIndexKey: one bar per hour, by position
-            key={hour}
-            className="sparkline-bar"
-            x={hour * slot + 0.5}
-            y={SPARKLINE_HEIGHT - height}
-            width={slot - 1}
-            height={height}
-            data-count={count}
-          />
-        );
-      })}
     </svg>
   );
 }
-
-const BAR = 10;
-const HISTOGRAM_HEIGHT = 60;
-const DAY_MS = 86_400_000;
 
 /**
  * An issue's events per day over the last 30 days, oldest on the left, ending `today` (UTC,
@@ -75,7 +105,6 @@ export function Histogram({ daily, today }: { daily: readonly number[]; today: s
     Number.isNaN(end)
       ? `day ${index + 1}`
       : new Date(end - (daily.length - 1 - index) * DAY_MS).toISOString().slice(0, 10);
-  const width = BAR * daily.length;
   const busiest = daily.indexOf(peak);
   const summary =
     total === 0
@@ -84,36 +113,20 @@ export function Histogram({ daily, today }: { daily: readonly number[]; today: s
   return (
     <figure className="histogram">
       <svg
-        viewBox={`0 0 ${width} ${HISTOGRAM_HEIGHT}`}
+        viewBox={`0 0 ${BAR * daily.length} ${HISTOGRAM_HEIGHT}`}
         preserveAspectRatio="none"
         role="img"
         aria-label={summary}
       >
-        <line
-          className="histogram-base"
-          x1={0}
-          y1={HISTOGRAM_HEIGHT - 0.5}
-          x2={width}
-          y2={HISTOGRAM_HEIGHT - 0.5}
+        <Bars
+          counts={daily}
+          kind="histogram"
+          height={HISTOGRAM_HEIGHT}
+          slot={BAR}
+          gap={2}
+          minBar={2}
+          title={(count, index) => `${dayOf(index)}: ${countOf(count, 'event')}`}
         />
-        {daily.map((count, index) => {
-          if (count === 0) return null;
-          const height = Math.max(2, (count / peak) * HISTOGRAM_HEIGHT);
-          return (
-            <rect
-              // biome-ignore lint/suspicious/noArrayIndexKey: one bar per day, by position
-              key={index}
-              className="histogram-bar"
-              x={index * BAR + 1}
-              y={HISTOGRAM_HEIGHT - height}
-              width={BAR - 2}
-              height={height}
-              data-count={count}
-            >
-              <title>{`${dayOf(index)}: ${countOf(count, 'event')}`}</title>
-            </rect>
-          );
-        })}
       </svg>
       <figcaption>
         <span className="histogram-axis">
