@@ -1,6 +1,7 @@
 /**
  * Development's view of a failure: the terminal block (a server failure) and line (a browser
- * failure), then the error overlay's content. Production has none of it.
+ * failure), then the error overlay's content (decision 0970). Production has none of it: there a
+ * failure is the one JSON line a log pipeline parses (./record-failure.server.ts).
  */
 
 import { readFileSync } from 'node:fs';
@@ -20,12 +21,9 @@ import { processShared } from '#app/start-1.120/process-shared.server';
 import { devViteServer } from '../../../build/dev-overlay';
 import type { FailureContext } from './record-failure.server';
 
-/**
- * What a failure prints in development: a short block a person reads, where production prints
- * the one JSON line a log pipeline parses (./record-failure.server.ts). Message, a code frame of the
- * throwing line, our frames, library frames counted not listed, the digest. Pure: the source
- * is read through `readSource`, so the block is tested without files.
- */
+// The terminal block: message, a code frame of the throwing line, our frames, library frames
+// counted not listed, the digest. Pure: the source is read through `readSource`.
+
 /** At most this many of our own frames; a deeper stack says how many more. */
 const OWN_FRAMES = 8;
 /** Lines of source either side of the throwing line. */
@@ -40,29 +38,20 @@ export interface StackFrame {
   own: boolean;
 }
 
-/** V8's `    at fn (file:line:col)` and `    at file:line:col`. */
-const FRAME = /^\s*at (?:(.+?) \()?(?:file:\/\/)?(.+?):(\d+):(\d+)\)?$/;
-
-/** Frames of a V8 stack; ours are files under `root` outside node_modules. */
+/** Frames of a server stack (Node's: V8's format); ours are files under `root` outside node_modules. */
 export function framesOf(stack: string, root: string): StackFrame[] {
-  const frames: StackFrame[] = [];
-  for (const text of stack.split('\n')) {
-    const match = FRAME.exec(text);
-    if (!match) continue;
-    const [, fn, rawFile = '', line = '0', column = '0'] = match;
+  return stackFramesOf(stack).map((frame) => {
     // vite's module ids carry a query (`?tsr-split=component`): not part of the file.
-    const file = rawFile.replace(/\?.*$/, '');
+    const file = (frame.filename ?? '').replace(/^file:\/\//, '').replace(/\?.*$/, '');
     const underRoot = file.startsWith(`${root}/`);
-    const own = underRoot && !file.includes('/node_modules/');
-    frames.push({
-      ...(fn ? { fn } : {}),
+    return {
+      ...(frame.function ? { fn: frame.function } : {}),
       file: underRoot ? file.slice(root.length + 1) : file,
-      line: Number(line),
-      column: Number(column),
-      own,
-    });
-  }
-  return frames;
+      line: frame.lineno ?? 0,
+      column: frame.colno ?? 0,
+      own: underRoot && !file.includes('/node_modules/'),
+    };
+  });
 }
 
 /** Lines around `line` with a marker under `column`, as vite's and Next.js's overlays show. */
@@ -212,9 +201,6 @@ export interface OverlayError {
 const REMEMBERED_FAILURES = 100;
 /** A browser report's body: a message and a stack, never more. */
 const MAX_BROWSER_REPORT = 64 * 1024;
-/** Browser stacks are V8's (`at fn (url:line:col)`) or Gecko's and WebKit's (`fn@url:line:col`). */
-const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
-const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
 
 const serverFailures = processShared('dev-overlay-failures', () => new Map<string, OverlayError>());
 
@@ -270,7 +256,7 @@ export async function browserFailureView(
   store: SourceMapStore,
   files: BlockOptions = projectFiles(),
 ): Promise<DevFailureView> {
-  const frames = browserFramesOf(failure.stack);
+  const frames = stackFramesOf(failure.stack);
   const resolved = await resolveEventFrames(
     { exceptions: [{ type: '', value: '', frames }], debugImages: [] },
     store,
@@ -291,11 +277,20 @@ export async function browserFailureView(
   return devFailureView(failure.message, stack, files.readSource);
 }
 
-/** The frames of a browser's stack, most recent first, as the inbox's events hold them. */
-export function browserFramesOf(stack: string): EventFrame[] {
+/** V8's `at fn (url:line:col)` and `at url:line:col` (Node, Chromium). */
+const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
+/** Gecko's and WebKit's `fn@url:line:col`. */
+const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
+
+/** The frames of a stack, most recent first, as the inbox's events hold them. */
+export function stackFramesOf(stack: string): EventFrame[] {
+  const lines = stack.split('\n');
+  // One engine's format per stack: V8's stack starts with the message, whose text could look
+  // like a Gecko frame ("failed for db@10.0.0.1:5432:3").
+  const frame = lines.some((text) => V8_FRAME.test(text)) ? V8_FRAME : GECKO_FRAME;
   const frames: EventFrame[] = [];
-  for (const text of stack.split('\n')) {
-    const match = V8_FRAME.exec(text) ?? GECKO_FRAME.exec(text);
+  for (const text of lines) {
+    const match = frame.exec(text);
     if (!match) continue;
     const [, fn, filename = '', line = '0', column = '0'] = match;
     frames.push({

@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import {
   browserFailureLine,
   browserFailureView,
-  browserFramesOf,
   codeFrame,
   failureBlock,
   framesOf,
   insideProject,
   overlayErrorOf,
+  stackFramesOf,
 } from '#app/server/failures/dev-failure.server';
 import { NO_MAP, type SourceMapStore } from '#app/server/inbox/source-maps/map-store';
 
@@ -188,7 +188,7 @@ describe('the overlay and a browser failure line', () => {
     '    at chrome-extension://abcdef/content.js:1:1',
   ].join('\n');
 
-  describe('browserFramesOf', () => {
+  describe('stackFramesOf', () => {
     it.each([
       ['V8 (Chromium)', CHROME_STACK],
       [
@@ -196,7 +196,7 @@ describe('the overlay and a browser failure line', () => {
         `go@${COMPONENT}:60:15\ncallCallback@${REACT_DOM}:900:1\n@${REACT_DOM}:900:1\n@chrome-extension://abcdef/content.js:1:1`,
       ],
     ])('reads a %s stack, most recent call first', (_engine, stack) => {
-      const frames = browserFramesOf(stack);
+      const frames = stackFramesOf(stack);
       expect(frames.map((frame) => [frame.filename, frame.lineno, frame.colno])).toEqual([
         [COMPONENT, 60, 15],
         [REACT_DOM, 900, 1],
@@ -207,7 +207,14 @@ describe('the overlay and a browser failure line', () => {
     });
 
     it('skips lines that are not frames', () => {
-      expect(browserFramesOf('Error: boom\n    not a frame\n\n')).toEqual([]);
+      expect(stackFramesOf('Error: boom\n    not a frame\n\n')).toEqual([]);
+    });
+
+    it('reads a V8 stack as V8 frames only: a message that looks like a Gecko frame is not one', () => {
+      const frames = stackFramesOf(
+        `Error: failed for db@10.0.0.1:5432:3\n    at go (${COMPONENT}:60:15)`,
+      );
+      expect(frames.map((frame) => frame.filename)).toEqual([COMPONENT]);
     });
   });
 
