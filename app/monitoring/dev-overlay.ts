@@ -6,7 +6,7 @@
  * the generic one, as in production. The server's half is app/server/failures/dev-failure.server.ts.
  *
  * Imported only behind `import.meta.env.DEV`: production bundles hold none of it
- * (tests/http/pre-hydration-scripts.test.ts checks every client chunk).
+ * (tests/http/page-failures.test.ts checks every client chunk).
  */
 import { readDigest } from './failure-view';
 

@@ -2,7 +2,7 @@
  * `npm run dev` in Chromium: every failure a developer causes opens vite's error overlay with
  * the real message and our line (resolved through the dev server's maps), over the same generic
  * page production shows; a browser failure prints one terminal line; /errors names the line of
- * a client throw. The production build has none of this (tests/http/pre-hydration-scripts.test.ts).
+ * a client throw. The production build has none of this (tests/http/page-failures.test.ts).
  */
 import { expect, type Page, test } from '@playwright/test';
 import { type DevServer, startDevServer } from '#tests/support/dev-server';
