@@ -9,6 +9,7 @@
  * (tests/http/page-failures.test.ts checks every client chunk).
  */
 import { readDigest } from './failure-view';
+import { thrownFacts } from './recorder/report';
 
 /** Served by the client router's vite server (build/dev-overlay.ts). */
 const ENDPOINT = '/_build/__dev-errors';
@@ -50,11 +51,10 @@ async function overlayFor(error: unknown, digest: string | undefined): Promise<u
   return response.ok ? response.json() : undefined;
 }
 
+/** The text the server resolves: the recorder's facts of the thrown value, as one message. */
 function textOf(error: unknown): { message: string; stack: string } {
-  if (error instanceof Error) {
-    return { message: `${error.name}: ${error.message}`, stack: String(error.stack ?? '') };
-  }
-  return { message: String(error), stack: '' };
+  const { name, message, stack = '' } = thrownFacts(error);
+  return { message: name ? `${name}: ${message}` : message, stack };
 }
 
 function open(payload: unknown): void {

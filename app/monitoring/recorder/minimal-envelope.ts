@@ -96,9 +96,10 @@ export function minimalEnvelope(report: Report, context: EnvelopeContext): strin
   ].join('\n');
 }
 
-// Chromium: "    at fn (url:1:2)" or "    at url:1:2"; Firefox and Safari: "fn@url:1:2".
-const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
-const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
+/** V8's stack line (Node, Chromium): "    at fn (url:1:2)" or "    at url:1:2". */
+export const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
+/** Gecko's and WebKit's (Firefox, Safari): "fn@url:1:2". */
+export const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
 
 /** The frames of a stack, oldest first as Sentry orders them, at most MAX_STACK_FRAMES. */
 export function parseStack(stack: string): Frame[] {

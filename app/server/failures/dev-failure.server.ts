@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { TraceMap } from '@jridgewell/trace-mapping';
+import { LRUCache } from 'lru-cache';
+import * as v from 'valibot';
 import type { ViteDevServer } from 'vite';
+import { GECKO_FRAME, V8_FRAME } from '#app/monitoring/recorder/minimal-envelope';
 import type { StackFrame as EventFrame } from '#app/server/inbox/inbox-event';
 import type { BuildMaps } from '#app/server/inbox/source-maps/directory-map-store.server';
 import {
@@ -202,7 +205,10 @@ const REMEMBERED_FAILURES = 100;
 /** A browser report's body: a message and a stack, never more. */
 const MAX_BROWSER_REPORT = 64 * 1024;
 
-const serverFailures = processShared('dev-overlay-failures', () => new Map<string, OverlayError>());
+const serverFailures = processShared(
+  'dev-overlay-failures',
+  () => new LRUCache<string, OverlayError>({ max: REMEMBERED_FAILURES }),
+);
 
 function projectFiles(): BlockOptions {
   const root = process.cwd();
@@ -217,12 +223,7 @@ export function rememberServerFailure(
 ): void {
   const where = `${context.phase} of ${context.route}`;
   const view = serverFailureView(error, projectFiles());
-  serverFailures.delete(digest);
   serverFailures.set(digest, overlayErrorOf(view, `Server: ${where} failed · digest ${digest}`));
-  if (serverFailures.size > REMEMBERED_FAILURES) {
-    const oldest = serverFailures.keys().next().value;
-    if (oldest !== undefined) serverFailures.delete(oldest);
-  }
 }
 
 export function overlayErrorOf(view: DevFailureView, heading: string): OverlayError {
@@ -244,11 +245,9 @@ function untrimmed(frame: string): string {
   return /^\s/.test(frame) ? `\u200b${frame}` : frame;
 }
 
-export interface BrowserFailure {
-  message: string;
-  stack: string;
-  page: string;
-}
+/** What the page posts for a browser failure. */
+const BrowserFailure = v.object({ message: v.string(), stack: v.string(), page: v.string() });
+export type BrowserFailure = v.InferOutput<typeof BrowserFailure>;
 
 /** A browser failure's view, its frames resolved through the dev server's maps. */
 export async function browserFailureView(
@@ -276,11 +275,6 @@ export async function browserFailureView(
   );
   return devFailureView(failure.message, stack, files.readSource);
 }
-
-/** V8's `at fn (url:line:col)` and `at url:line:col` (Node, Chromium). */
-const V8_FRAME = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/;
-/** Gecko's and WebKit's `fn@url:line:col`. */
-const GECKO_FRAME = /^(.*?)@(.+?):(\d+):(\d+)$/;
 
 /** The frames of a stack, most recent first, as the inbox's events hold them. */
 export function stackFramesOf(stack: string): EventFrame[] {
@@ -386,11 +380,8 @@ export async function answerDevErrors(req: IncomingMessage, res: ServerResponse)
 
 function parseBrowserFailure(body: string | undefined): BrowserFailure | undefined {
   try {
-    const value = JSON.parse(body ?? '') as Record<string, unknown>;
-    const { message, stack, page } = value;
-    if (typeof message !== 'string' || typeof stack !== 'string' || typeof page !== 'string')
-      return undefined;
-    return { message, stack, page };
+    const parsed = v.safeParse(BrowserFailure, JSON.parse(body ?? ''));
+    return parsed.success ? parsed.output : undefined;
   } catch {
     return undefined;
   }
