@@ -145,7 +145,10 @@ export function failureBlock(
   context: FailureContext,
   options: BlockOptions,
 ): string {
-  const view = serverFailureView(error, options);
+  return blockOf(serverFailureView(error, options), digest, context);
+}
+
+function blockOf(view: DevFailureView, digest: string, context: FailureContext): string {
   const where = `${context.phase} of ${context.route}${context.url ? ` (${context.method} ${context.url})` : ''}`;
   const block = [`✖ ${where} failed · digest ${digest}`, `  ${view.message}`];
   if (view.top) {
@@ -215,15 +218,15 @@ function projectFiles(): BlockOptions {
   return { root, readSource: (file) => readFileSync(join(root, file), 'utf8') };
 }
 
-/** Called where a server failure is recorded, in development only. */
-export function rememberServerFailure(
-  digest: string,
-  error: unknown,
-  context: FailureContext,
-): void {
-  const where = `${context.phase} of ${context.route}`;
+/**
+ * Where a server failure is recorded, in development: remembers its overlay under its digest
+ * (the page asks for it as soon as it runs) and gives the terminal block. One view for both.
+ */
+export function devFailureEntry(error: unknown, digest: string, context: FailureContext): string {
   const view = serverFailureView(error, projectFiles());
+  const where = `${context.phase} of ${context.route}`;
   serverFailures.set(digest, overlayErrorOf(view, `Server: ${where} failed · digest ${digest}`));
+  return blockOf(view, digest, context);
 }
 
 export function overlayErrorOf(view: DevFailureView, heading: string): OverlayError {

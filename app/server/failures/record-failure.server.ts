@@ -4,14 +4,12 @@
  */
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
-import { failureBlock, rememberServerFailure } from './dev-failure.server';
+import { devFailureEntry } from './dev-failure.server';
 import { reportServerFailure } from './sentry-client.server';
 
 /**
@@ -71,24 +69,17 @@ export function recordFailure(
   const worker = thisWorker();
   errorLimited(`failure ${full.route}`, logEntry(original.error, publicError.digest, full, worker));
   reportServerFailure(original.error, publicError.digest, full);
-  // Development: the page, which has only the digest, shows the failure in vite's overlay.
-  // Before the response leaves: the page asks for it as soon as it runs.
-  if (!serverConfig().production) rememberServerFailure(publicError.digest, original.error, full);
 }
 
 /**
  * Production: the one JSON line a log pipeline parses. Development: a short block a person
- * reads, with a code frame from the project's files (the dev server runs in the project).
+ * reads, with a code frame from the project's files (the dev server runs in the project), and
+ * the failure kept for the page's overlay.
  */
 function logEntry(error: unknown, digest: string, context: FailureContext, worker?: number) {
-  if (serverConfig().production) {
-    return failureLogLine(error, digest, context, new Date(), worker);
-  }
-  const root = process.cwd();
-  return failureBlock(error, digest, context, {
-    root,
-    readSource: (file) => readFileSync(join(root, file), 'utf8'),
-  });
+  return serverConfig().production
+    ? failureLogLine(error, digest, context, new Date(), worker)
+    : devFailureEntry(error, digest, context);
 }
 
 /** Sanitise and record in one step, for callers that know the request already. */
