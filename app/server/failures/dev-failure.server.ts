@@ -72,7 +72,7 @@ export function codeFrame(source: string, line: number, column: number): string[
   return frame;
 }
 
-export function messageOf(error: unknown): string {
+function messageOf(error: unknown): string {
   try {
     if (error instanceof Error) return `${error.name}: ${String(error.message)}`;
     return String(error);
@@ -112,7 +112,7 @@ export interface DevFailureView {
 }
 
 /** A view of frames already parsed (and, for the browser's, resolved through source maps). */
-export function devFailureView(
+function devFailureView(
   message: string,
   frames: readonly StackFrame[],
   readSource: BlockOptions['readSource'],
@@ -130,7 +130,7 @@ export function devFailureView(
 }
 
 /** The view of a thrown value on this server (its stack is Node's, already source-mapped). */
-export function serverFailureView(error: unknown, options: BlockOptions): DevFailureView {
+function serverFailureView(error: unknown, options: BlockOptions): DevFailureView {
   return devFailureView(
     messageOf(error),
     framesOf(stackOf(error), options.root),
@@ -159,7 +159,7 @@ function blockOf(view: DevFailureView, digest: string, context: FailureContext):
 }
 
 /** Our frames, at most OWN_FRAMES, then the count of those left out and of library frames. */
-export function stackLines(view: DevFailureView): string[] {
+function stackLines(view: DevFailureView): string[] {
   const lines = view.own
     .slice(0, OWN_FRAMES)
     .map((frame) => `    at ${frame.fn ? `${frame.fn} ` : ''}(${locationOf(frame)})`);
@@ -170,7 +170,7 @@ export function stackLines(view: DevFailureView): string[] {
   return lines;
 }
 
-export function locationOf(frame: StackFrame): string {
+function locationOf(frame: StackFrame): string {
   return `${frame.file}:${frame.line}:${frame.column}`;
 }
 
@@ -318,7 +318,7 @@ function printable(text: string): string {
  * is asked of vite as it served it (the query picks the module), and the map's sources, which
  * vite writes relative to the module's file, are made absolute.
  */
-export function devServerMaps(server: ViteDevServer): SourceMapStore {
+function devServerMaps(server: ViteDevServer): SourceMapStore {
   const base = server.config.base;
   return {
     byDebugId: async () => ({ found: false, reason: NO_MAP }),
@@ -351,7 +351,7 @@ export function insideProject(id: string, root: string): boolean {
 }
 
 /** The client router's vite server's maps, under `vinxi dev` (build/dev-overlay.ts gives it). */
-export function devMapStore(): SourceMapStore | undefined {
+function devMapStore(): SourceMapStore | undefined {
   const server = devViteServer().current;
   return server ? devServerMaps(server) : undefined;
 }
