@@ -12,6 +12,7 @@ import { type EnvelopeContext, minimalEvent } from './recorder/minimal-envelope'
 import type { Recorded, Recorder } from './recorder/recorder';
 import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
 import type { PageView } from './sdk-loader';
+import { loadUntilLoaded } from './sdk-retries';
 
 /**
  * The page's monitoring, started by app/client.tsx: it waits for hydration, names the page load's
@@ -26,9 +27,9 @@ import type { PageView } from './sdk-loader';
  * (decided here, with the config's sample rate), there is something to report (caught here, or
  * left by an earlier page view), or the SDK's offline store holds envelopes. Then it continues
  * the session and takes the reports over; tracing loads beside it for a traced page view. If the
- * SDK cannot load (offline, a deploy replaced it), the reports stay stored and it is tried again
- * when the browser comes back online; the recorder sends them by beacon if the tab closes first.
- * See docs/decisions/0910-*.md, 0950-*.md and 0510-*.md.
+ * SDK cannot load (offline, a deploy removed it), the recorder sends the reports itself, as they
+ * come, and keeps what cannot leave yet; the SDK is tried again once online and on its own retry
+ * schedule (sdk-retries.ts). See docs/decisions/0910-*.md, 0950-*.md, 0510-*.md and 1040-*.md.
  */
 /**
  * When hydration never completes (it failed outright), the page counts as hydrated this long
@@ -56,7 +57,7 @@ export function startBrowserMonitoring(
     traced: Math.random() < config.tracesSampleRate,
   };
   const session = sessionSender(config, page.session, recorder.sdk);
-  recorder.claim({ keep: isWorthSending, beforeLeave: session.leaving });
+  recorder.claim({ keep: isWorthSending, leavingWithoutSdk: session.leaving });
   const pageLoad = router.state.location;
   const needed = whenSdkNeeded(page, recorder);
   const hydrated = whenPageHydrated(router, shellHydrated);
@@ -81,12 +82,21 @@ export function startBrowserMonitoring(
         await handedOver;
       })
       .catch((error: unknown) => {
-        if (recorder.handedOver()) return;
-        // The reports stay stored: sent when the SDK loads (back online, or the next page view),
-        // or by beacon if the tab closes first.
-        console.warn('[monitoring] the Sentry SDK did not load; trying again once online', error);
-        addEventListener('online', loadSdk, { once: true });
+        // Once the SDK has taken over, what failed after it (tracing) is not a reason to retry.
+        if (!recorder.handedOver()) throw error;
       });
+  let sendingWithoutSdk = false;
+  const whileSdkUnavailable = (error: unknown, retryInMs: number) => {
+    console.warn(
+      `[monitoring] the Sentry SDK did not load; reports are sent without it, and the SDK is tried again once online or in ${retryInMs / 1000} s`,
+      error,
+    );
+    // What waits, and each report as it comes, leaves now: a retried import may never succeed
+    // (a deploy removed the chunk; a browser that caches the failed import). Decision 1040.
+    if (!sendingWithoutSdk) recorder.onReport(() => void recorder.sendWaiting());
+    sendingWithoutSdk = true;
+    void recorder.sendWaiting();
+  };
 
   Promise.race([hydrated, deadline])
     .then(() => {
@@ -94,7 +104,7 @@ export function startBrowserMonitoring(
       session.start();
       return needed;
     })
-    .then(loadSdk);
+    .then(() => loadUntilLoaded(loadSdk, whileSdkUnavailable));
 }
 
 /**
@@ -119,9 +129,10 @@ function tracingDidNotLoad(error: unknown): undefined {
 }
 
 /**
- * The page's session without the SDK: started at hydration, and updated as reports leave by
- * beacon before the SDK came (the recorder calls `leaving` first: the browser refuses beacons
- * once 64 KiB are in flight, which a burst of events can reach).
+ * The page's session without the SDK: started at hydration, and updated as reports leave
+ * without it: by beacon as the tab closes (the recorder calls `leaving` first: the browser
+ * refuses beacons once 64 KiB are in flight, which a burst of events can reach), or sent by the
+ * recorder while the SDK cannot load (after each one the tunnel took).
  */
 function sessionSender(config: PublicConfig, session: PageSession, sdk: SdkMetadata) {
   let started = false;

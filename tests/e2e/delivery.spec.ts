@@ -107,6 +107,75 @@ test('an error raised offline before the SDK ever loaded arrives on the next pag
   expect(arrivals('raised offline, then the tab closed')).toHaveLength(1);
 });
 
+test('offline before the SDK ever loaded, its import still failing once back online (a browser that caches the failure): the recorder sends the report itself, once', async ({
+  page,
+  context,
+}) => {
+  // As Chromium did before it stopped caching failed module fetches (whatwg/html#10327): every
+  // import() of the chunk fails at once, until the next page view.
+  await page.route(SDK_CHUNK, (route) => route.abort('internetdisconnected'));
+  await throwOfflineBeforeTheSdk(page, context, 'raised offline, the SDK import failing');
+
+  await context.setOffline(false);
+  await expect.poll(() => arrivals('raised offline, the SDK import failing')).toHaveLength(1);
+  const [event] = arrivals('raised offline, the SDK import failing');
+  // The recorder's minimal envelope, with the facts the SDK would have sent.
+  expect(event?.mechanism).toBe('auto.browser.global_handlers.onerror');
+  expect(event?.frames.length).toBeGreaterThan(0);
+  await expect.poll(() => storedReportIds(page)).toEqual([]);
+  await settledPageView(page);
+  expect(arrivals('raised offline, the SDK import failing')).toHaveLength(1);
+});
+
+test('the network lost without the browser noticing (no online event) before the SDK loaded: the SDK is tried again on its schedule and sends the report, once', async ({
+  page,
+}) => {
+  await openAbout(page);
+  // A network that fails behind a connected interface: requests fail, navigator.onLine stays
+  // true, and no `online` event will say when it is back.
+  const cut = (route: Route) => route.abort('internetdisconnected');
+  await page.route(SDK_CHUNK, cut);
+  await page.route('**/monitoring?*', cut);
+  const recorderTried = page.waitForEvent('requestfailed', (request) =>
+    (request.postData() ?? '').includes('raised while the network is silently gone'),
+  );
+  await throwInPage(page, 'raised while the network is silently gone');
+  // The SDK did not load, and the recorder's own try failed too: the report stays stored.
+  await recorderTried;
+  await expect.poll(() => storedReportIds(page)).toHaveLength(1);
+  expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+
+  await page.unrouteAll({ behavior: 'wait' });
+  // The next try, 5 s after the failure (sdk-retries.ts), loads the SDK, which sends it.
+  await expect
+    .poll(() => arrivals('raised while the network is silently gone'), { timeout: 20_000 })
+    .toHaveLength(1);
+  await settledPageView(page);
+  expect(arrivals('raised while the network is silently gone')).toHaveLength(1);
+});
+
+test('a deploy removed the SDK chunk: the recorder sends each report itself as it comes, once, and the session update', async ({
+  page,
+}) => {
+  // No URL will load it again: a fresh one would get the same 404.
+  await page.route(SDK_CHUNK, (route) => route.fulfill({ status: 404, body: 'Not Found' }));
+  await openAbout(page);
+
+  await throwInPage(page, 'raised after a deploy, first');
+  await expect.poll(() => arrivals('raised after a deploy, first')).toHaveLength(1);
+  await throwInPage(page, 'raised after a deploy, second');
+  await expect.poll(() => arrivals('raised after a deploy, second')).toHaveLength(1);
+  // Release health as the SDK would have it: the page's session went `unhandled`, once.
+  await expect.poll(() => sessionUpdates(app.ingest.received)).toHaveLength(2);
+  const [started, update] = sessionUpdates(app.ingest.received);
+  expect(update).toMatchObject({ sid: started?.sid, init: false, status: 'unhandled', errors: 1 });
+
+  await expect.poll(() => storedReportIds(page)).toEqual([]);
+  await settledPageView(page);
+  expect(arrivals('raised after a deploy, first')).toHaveLength(1);
+  expect(arrivals('raised after a deploy, second')).toHaveLength(1);
+});
+
 for (const chunk of ['client', 'vendor-react']) {
   test(`a 404 of the ${chunk} chunk is reported, naming the asset`, async ({ page }) => {
     const gone = new RegExp(`/_build/assets/${chunk}-[\\w-]{8}\\.js`);
@@ -251,8 +320,9 @@ test('20 errors, then the tab closes before the SDK loads: they arrive, now or o
   page,
   context,
 }) => {
-  // The SDK never arrives in this tab.
-  await page.route(SDK_CHUNK, (route) => route.abort('connectionreset'));
+  // The SDK never arrives in this tab: its chunk is never answered (one that fails would have
+  // the recorder send the reports at once, decision 1040).
+  await page.route(SDK_CHUNK, () => {});
   await openAbout(page);
   // 5 KB each: more than the 64 KiB the browser lets beacons have in flight, so some leave as
   // the tab closes and the rest on the next visit.

@@ -27,6 +27,7 @@ import {
   waitForRecorder,
   waitForTracing,
 } from './support/page-sdk';
+import { storedReportIds } from './support/recorder-store';
 import { TUNNEL_TIMEOUT_MS } from './support/tunnel';
 
 const app = appWithFakeSentry((fake) => ({
@@ -179,27 +180,29 @@ test('a page load left before tracing arrives is not traced under the next route
   expect(pageLoads).toEqual([]);
 });
 
-test('when the SDK cannot be loaded, errors wait in the browser and leave as the visitor does', async ({
+test('when the SDK cannot be loaded, the recorder sends the errors itself while the page lives', async ({
   page,
 }) => {
   const late = await hydratedAboutWithSdkHeld(page);
   await throwInPage(page, 'thrown while the SDK fails to load');
   await expect.poll(() => pendingReports(page)).toBe(1);
+  expect(errorMessages(app.ingest.received)).toEqual([]);
 
   const warned = page.waitForEvent('console', (message) =>
     message.text().includes('the Sentry SDK did not load'),
   );
   late.release('fail');
   await warned;
-  // And what is thrown later waits too: kept, not sent without the SDK while the page lives.
+  // The tunnel is there: what waited leaves now, and what is thrown later as it comes
+  // (decision 1040), not only as the visitor leaves.
+  await expect
+    .poll(() => errorMessages(app.ingest.received))
+    .toEqual(['thrown while the SDK fails to load']);
   await throwInPage(page, 'thrown after the SDK failed to load');
-  await expect.poll(() => pendingReports(page)).toBe(2);
-  expect(errorMessages(app.ingest.received)).toEqual([]);
-
-  await page.goto('about:blank');
   await expect
     .poll(() => errorMessages(app.ingest.received).toSorted())
     .toEqual(['thrown after the SDK failed to load', 'thrown while the SDK fails to load']);
+  await expect.poll(() => pendingReports(page)).toBe(0);
   const [event] = errorEvents(app.ingest.received).filter(
     (e) => e.message === 'thrown while the SDK fails to load',
   );
@@ -212,6 +215,8 @@ test('when the SDK cannot be loaded, errors wait in the browser and leave as the
   expect(updates).toEqual([
     expect.objectContaining({ sid: started?.sid, init: false, status: 'unhandled', errors: 1 }),
   ]);
+  // Nothing is left for the beacons as the visitor leaves.
+  await expect.poll(() => storedReportIds(page)).toEqual([]);
 });
 
 test('an error thrown before the SDK arrives is delivered when the visitor leaves first', async ({

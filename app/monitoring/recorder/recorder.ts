@@ -33,8 +33,9 @@ import {
  *   there is something to send; the SDK takes the reports (`handOver`) and builds the events.
  * - Without the SDK: as the tab closes, reports leave by beacon as minimal envelopes
  *   (minimal-envelope.ts); if the app never ran, the recorder sends them itself after the load
- *   event, and again when the browser comes back online. Either way each report is settled by
- *   its event id, so it is sent once.
+ *   event, and again when the browser comes back online; if the SDK cannot load (offline, a
+ *   deploy removed its chunk), the app has the recorder send them itself (`sendWaiting`,
+ *   decision 1040). Either way each report is settled by its event id, so it is sent once.
  *
  * It must stay small (its gzip bytes count in the page-weight budget): no SDK code, no filters
  * (the app hands its noise rules over when it claims the recorder).
@@ -72,8 +73,11 @@ export interface ReportReceiver {
 export interface AppHooks {
   /** Whether a report is worth keeping: the SDK's noise rules (report-noise.ts). */
   keep(recorded: Recorded): boolean;
-  /** Runs just before reports leave by beacon as the tab closes (the session's update). */
-  beforeLeave(reports: readonly Report[]): void;
+  /**
+   * Runs as reports leave without the SDK (the session's update): before they go by beacon as
+   * the tab closes, after each one the recorder sent itself.
+   */
+  leavingWithoutSdk(reports: readonly Report[]): void;
 }
 
 export interface Recorder {
@@ -97,6 +101,12 @@ export interface Recorder {
   handedOver(): boolean;
   /** Resolves once the SDK has taken over (never, if it does not). */
   whenHandedOver(): Promise<void>;
+  /**
+   * The SDK cannot load now: sends every waiting report itself, in order, as minimal envelopes.
+   * Resolves when none is left, or the network or the tunnel says later (offline, 429, 5xx):
+   * those stay waiting. A report on its way is neither beaconed nor handed over meanwhile.
+   */
+  sendWaiting(): Promise<void>;
 }
 
 interface MonitoringConfig {
@@ -112,6 +122,7 @@ export function startRecorder(win: Window & typeof globalThis): Recorder {
   let receiver: ReportReceiver | undefined;
   let app: AppHooks | undefined;
   const listeners: Array<(recorded: Recorded) => void> = [];
+  let handingOver = false;
   const failedAssets = new Set<string>();
   let markHandedOver = () => {};
   const handedOver = new Promise<void>((resolve) => {
@@ -215,9 +226,12 @@ export function startRecorder(win: Window & typeof globalThis): Recorder {
   // request that outlives the page. Offline it stays stored, for the next page view.
   win.addEventListener('pagehide', () => {
     const monitoring = config();
-    const reports = unsent().map((recorded) => recorded.report);
+    // The one on its way by `fetch` (keepalive) is not sent twice: if it fails, it stays stored.
+    const reports = unsent()
+      .map((recorded) => recorded.report)
+      .filter((report) => report.id !== onItsWay);
     if (receiver || !monitoring || reports.length === 0 || !win.navigator.onLine) return;
-    app?.beforeLeave(reports);
+    app?.leavingWithoutSdk(reports);
     const beaconed: string[] = [];
     for (const report of reports) {
       // Refused past the browser's 64 KiB of beacons in flight: kept for the next page view.
@@ -228,33 +242,46 @@ export function startRecorder(win: Window & typeof globalThis): Recorder {
     sent(beaconed);
   });
 
-  // The app never claimed the recorder (its scripts failed): nothing will load the SDK, so the
-  // recorder sends what it holds, in order, and keeps what the tunnel cannot take now.
-  let sendingAlone = false;
-  const sendAlone = async () => {
-    const monitoring = config();
-    if (app || receiver || sendingAlone || !monitoring) return;
-    sendingAlone = true;
+  // Without the SDK, the recorder sends what it holds itself, in order, one at a time (also what
+  // comes meanwhile), and keeps what the tunnel cannot take now: when the app never claimed it
+  // (its scripts failed), and when the app found that the SDK cannot load (`sendWaiting`).
+  let sendingAlone: Promise<void> | undefined;
+  let onItsWay: string | undefined;
+  const sendEach = async (monitoring: MonitoringConfig) => {
     try {
-      for (const { report } of unsent()) {
+      for (let next = unsent()[0]; next && !receiver && !handingOver; next = unsent()[0]) {
+        const { report } = next;
+        onItsWay = report.id;
         const response = await fetch(monitoring.tunnel, {
           method: 'POST',
           body: envelopeOf(report, monitoring),
           keepalive: true,
         });
-        // Busy or rate-limited: later (the next page view, or back online). Any other answer
-        // is final: a 4xx will not change by sending the same envelope again.
+        // Busy or rate-limited: later (the next try, back online, or the next page view). Any
+        // other answer is final: a 4xx will not change by sending the same envelope again.
         if (response.status === 429 || response.status >= 500) break;
         sent([report.id]);
+        app?.leavingWithoutSdk([report]);
       }
     } catch {
-      // Offline: `online` tries again.
+      // Offline: `online` (or the app's next try) tries again.
     } finally {
-      sendingAlone = false;
+      onItsWay = undefined;
     }
   };
-  win.addEventListener('load', () => setTimeout(sendAlone, ALONE_AFTER_MS));
-  win.addEventListener('online', sendAlone);
+  const sendAlone = (): Promise<void> => {
+    const monitoring = config();
+    if (receiver || handingOver || !monitoring) return Promise.resolve();
+    sendingAlone ??= sendEach(monitoring).finally(() => {
+      sendingAlone = undefined;
+    });
+    return sendingAlone;
+  };
+  const sendAloneIfNoApp = () => {
+    if (!app) void sendAlone();
+  };
+  win.addEventListener('load', () => setTimeout(sendAloneIfNoApp, ALONE_AFTER_MS));
+  win.addEventListener('online', sendAloneIfNoApp);
 
   return {
     sdk: SDK_METADATA,
@@ -278,6 +305,9 @@ export function startRecorder(win: Window & typeof globalThis): Recorder {
         win.removeEventListener('error', onError, true);
         win.removeEventListener('unhandledrejection', onRejection);
       }
+      // A report on its way without the SDK is settled, or kept, before the SDK takes the rest.
+      handingOver = true;
+      await sendingAlone;
       receiver = next;
       listeners.length = 0;
       const waiting = unsent();
@@ -295,6 +325,7 @@ export function startRecorder(win: Window & typeof globalThis): Recorder {
     },
     handedOver: () => receiver !== undefined,
     whenHandedOver: () => handedOver,
+    sendWaiting: sendAlone,
   };
 }
 
