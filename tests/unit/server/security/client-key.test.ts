@@ -1,8 +1,16 @@
+import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import {
+  CLIENT_ADDRESS_HEADER,
   clientAddressOf,
+  clientAddressStampedIn,
   clientKeyOf,
   NO_TRUSTED_PROXIES,
+  PEER_ADDRESS_HEADER,
+  peerAddressOf,
+  requestClientAddress,
+  requestClientKey,
+  stampPeerAddress,
   type TrustedProxies,
   trustedProxiesOf,
 } from '#app/server/security/client-key';
@@ -127,4 +135,38 @@ describe('the client of a request, behind trusted proxies (proxy-addr semantics)
       expect(() => trustedProxiesOf([entry])).toThrow(TypeError);
     },
   );
+});
+
+describe('stampPeerAddress: what the entry writes on every request', () => {
+  const requestFrom = (remoteAddress: string, headers: Record<string, string>) =>
+    ({ socket: { remoteAddress }, headers: { ...headers } }) as unknown as IncomingMessage;
+  const loopback = trustedProxiesOf(['loopback']);
+
+  it('stamps the peer and the client, over whatever a client sent under those names', () => {
+    const req = requestFrom('127.0.0.1', {
+      'x-forwarded-for': '2001:db8:1:2::9',
+      [PEER_ADDRESS_HEADER]: '127.0.0.1',
+      [CLIENT_ADDRESS_HEADER]: '198.18.0.99',
+    });
+    stampPeerAddress(req, loopback);
+    expect(peerAddressOf(req.headers)).toBe('127.0.0.1');
+    expect(clientAddressStampedIn(req.headers)).toBe('2001:db8:1:2::9');
+    expect(requestClientAddress(req)).toBe('2001:db8:1:2::9');
+    expect(requestClientKey(req)).toBe('2001:db8:1:2::/64');
+  });
+
+  it('from an untrusted peer, the client is the peer, forged headers or not', () => {
+    const req = requestFrom('198.18.0.7', {
+      'x-forwarded-for': '203.0.113.1',
+      [CLIENT_ADDRESS_HEADER]: '203.0.113.2',
+    });
+    stampPeerAddress(req, loopback);
+    expect(clientAddressStampedIn(req.headers)).toBe('198.18.0.7');
+    expect(requestClientKey(req)).toBe('198.18.0.7');
+  });
+
+  it('without the entry (a bare server), the peer: never a header a client may have sent', () => {
+    const req = requestFrom('198.18.0.7', { [CLIENT_ADDRESS_HEADER]: '203.0.113.2' });
+    expect(requestClientKey(req)).toBe('198.18.0.7');
+  });
 });
