@@ -17,6 +17,12 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { spotlightSidecarUrl } from './failures/sentry-client.server';
+import {
+  NO_TRUSTED_PROXIES,
+  PROXY_RANGE_NAMES,
+  type TrustedProxies,
+  trustedProxiesOf,
+} from './security/client-key';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -126,6 +132,30 @@ const hostList = v.pipe(
   ),
 );
 
+/** TRUSTED_PROXIES: comma-separated entries as proxy-addr reads them, each checked on its own. */
+const trustedProxies = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): TrustedProxies => {
+    const entries = dataset.value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    const bad = entries.filter((entry) => {
+      try {
+        trustedProxiesOf([entry]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length === 0) return trustedProxiesOf(entries);
+    addIssue({
+      message: `${bad.map((entry) => `"${entry}"`).join(', ')} ${bad.length === 1 ? 'is not' : 'are not'} an IP address, a CIDR (10.0.0.0/8) or one of ${PROXY_RANGE_NAMES.join(', ')}`,
+    });
+    return NEVER;
+  }),
+);
+
 /** More would be a typo: each worker is a whole server process. */
 const MAX_WORKERS = 256;
 
@@ -177,8 +207,10 @@ const EnvSchema = v.object({
   // How long an idle kept-alive connection stays open. Behind a load balancer that reuses
   // connections, set it above the balancer's idle timeout, or it meets connections we closed.
   KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 600_000, 5_000),
-  // 0 turns the per-client cap off (behind a reverse proxy every client is the proxy).
+  // 0 turns the per-client cap off (a trusted proxy's connections are never capped per client).
   MAX_CONNECTIONS_PER_CLIENT: integer(0, 1_000_000, 1_000),
+  // Proxies whose X-Forwarded-For is believed (decision 1020); unset: none, the peer is the client.
+  TRUSTED_PROXIES: v.optional(trustedProxies),
   // Worker processes (node:cluster): `auto` in production, one process otherwise (decision 0620).
   WEB_CONCURRENCY: v.optional(webConcurrency),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
@@ -252,6 +284,8 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
   maxConnectionsPerClient: number;
+  /** TRUSTED_PROXIES: whose X-Forwarded-For names the client (../security/client-key.ts). */
+  trustedProxies: TrustedProxies;
   spotlight: SpotlightSetting;
   /** WEB_CONCURRENCY as set (`auto` by default in production, else 1). */
   webConcurrency: WebConcurrency;
@@ -357,6 +391,7 @@ export function parseServerEnv(
       inboxMaxEvents: e.MONITORING_INBOX_MAX_EVENTS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
+      trustedProxies: e.TRUSTED_PROXIES ?? NO_TRUSTED_PROXIES,
       spotlight: spotlightOf(production, e.SENTRY_SPOTLIGHT),
       webConcurrency,
       workers: workerCountOf(webConcurrency, machine()),

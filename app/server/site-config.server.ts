@@ -72,12 +72,29 @@ export function describeInboxAccess(config: ServerConfig, port = config.port): s
   if (access.kind === 'open') {
     return '/errors is open to anyone who can reach this server (development)';
   }
-  const local = access.trustLoopback
-    ? '/errors is open to requests from this machine (MONITORING_INBOX_TRUST_LOOPBACK: no proxy in front) and '
-    : '/errors is open ';
+  const local = !access.trustLoopback
+    ? '/errors is open '
+    : proxyOnLoopback(config)
+      ? '/errors is open to requests from this machine but not from TRUSTED_PROXIES, which names loopback (MONITORING_INBOX_TRUST_LOOPBACK), and '
+      : '/errors is open to requests from this machine (MONITORING_INBOX_TRUST_LOOPBACK: no proxy in front) and ';
   if (!access.generated) return `${local}to visitors who sign in with MONITORING_INBOX_TOKEN`;
   const link = `${errorsUrl(config.host, port)}/sign-in#token=${access.token}`;
   return `${local}to visitors who sign in; one-click sign-in: ${link} (a token made for this run; set MONITORING_INBOX_TOKEN to keep one)`;
+}
+
+/** TRUSTED_PROXIES names a loopback address: a request from this machine may be a proxy's. */
+function proxyOnLoopback(config: ServerConfig): boolean {
+  return ['127.0.0.1', '::1'].some((address) => config.trustedProxies.trusts(address, 0));
+}
+
+/**
+ * Whose address a per-client limit counts, in one line when TRUSTED_PROXIES is set; undefined
+ * when it is not (every client is its TCP peer).
+ */
+export function describeTrustedProxies(config: ServerConfig): string | undefined {
+  const { entries } = config.trustedProxies;
+  if (entries.length === 0) return undefined;
+  return `clients behind ${entries.join(', ')} (TRUSTED_PROXIES) are read from X-Forwarded-For`;
 }
 
 /**

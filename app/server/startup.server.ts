@@ -15,7 +15,12 @@ import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
 import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
-import { describeInboxAccess, describeMonitoring, describeSpotlight } from './site-config.server';
+import {
+  describeInboxAccess,
+  describeMonitoring,
+  describeSpotlight,
+  describeTrustedProxies,
+} from './site-config.server';
 
 /** Well inside the usual 10–30 s between an orchestrator's SIGTERM and its SIGKILL. */
 export const FLUSH_ON_CLOSE_MS = 2_000;
@@ -52,10 +57,12 @@ export default function startup(nitroApp: NitroAppLike): void {
 function monitoringLines(config: ServerConfig, port?: number): string[] {
   const access = describeInboxAccess(config, port);
   const spotlight = describeSpotlight(config);
+  const proxies = describeTrustedProxies(config);
   return [
     `[monitoring] ${describeMonitoring(config, port)}`,
     ...(access ? [`[monitoring] ${access}`] : []),
     ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
+    ...(proxies ? [`[server] ${proxies}`] : []),
   ];
 }
 

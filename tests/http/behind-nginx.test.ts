@@ -4,7 +4,9 @@
  * no X-Forwarded-For: every visitor looks like the operator at the machine. So in the
  * production default nothing of the inbox may be read or cleared through nginx without a sign-in,
  * with the config docs/production.md recommends and with the bare default; and signing in through
- * the recommended one works, without the token reaching nginx's access log.
+ * the recommended one works, without the token reaching nginx's access log. With
+ * MONITORING_INBOX_TRUST_LOOPBACK=true as well, a request from a trusted proxy (TRUSTED_PROXIES) is
+ * never "this machine": the bare default, which sends no forwarding header, stays private too.
  */
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import {
   bareServerBlock,
   freePort,
   type Nginx,
+  recommendedAppEnv,
   recommendedServerBlock,
   startNginx,
 } from '#tests/support/nginx';
@@ -31,7 +34,12 @@ async function appBehindNginx(env: Record<string, string>) {
   const inboxDir = seedInbox([
     errorEnvelope({ eventId: EVENT_ID, type: 'TypeError', message: SECRET }),
   ]);
-  const app = await startBuiltServer({ MONITORING_INBOX_DIR: inboxDir, ...env });
+  const app = await startBuiltServer({
+    MONITORING_INBOX_DIR: inboxDir,
+    // As the recipe starts the app: TRUSTED_PROXIES names nginx's loopback.
+    ...recommendedAppEnv(),
+    ...env,
+  });
   const upstream = new URL(app.url).host;
   const recommendedPort = await freePort();
   const recommended = await startNginx(
@@ -107,5 +115,34 @@ describe('behind nginx, production default', () => {
     expect(list.text).toContain(SECRET);
     expect(proxy.accessLog()).toContain('POST /_server/');
     expect(proxy.accessLog()).not.toContain(token);
+  });
+});
+
+describe('behind nginx in TRUSTED_PROXIES, with MONITORING_INBOX_TRUST_LOOPBACK=true', () => {
+  let setup: Awaited<ReturnType<typeof appBehindNginx>>;
+
+  beforeAll(async () => {
+    setup = await appBehindNginx({ MONITORING_INBOX_TRUST_LOOPBACK: 'true' });
+  });
+  afterAll(async () => {
+    await setup?.proxies.recommended.stop();
+    await setup?.proxies.bare.stop();
+    await setup?.app.stop();
+  });
+
+  it.each(['recommended', 'bare'] as const)(
+    'reads and clears nothing through the %s config without a sign-in',
+    async (config) => {
+      await expectNothingReadableOrCleared(setup.proxies[config], setup.inboxDir);
+    },
+  );
+
+  it('asks this machine to sign in too: a loopback peer may be the proxy', async () => {
+    const list = await get(setup.app.url, '/errors');
+    expect(list.status).toBe(307);
+    expect(list.text).not.toContain(SECRET);
+    expect(setup.app.output()).toContain(
+      '/errors is open to requests from this machine but not from TRUSTED_PROXIES',
+    );
   });
 });

@@ -1,8 +1,10 @@
 /** POST /monitoring forwards allowed envelopes to Sentry byte for byte and passes Sentry's answer back. */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { binaryEnvelope, chunkedBody, eventId, send, textEnvelope } from '#tests/support/envelopes';
+import { rawRequest } from '#tests/support/raw-request';
 import { until } from '#tests/support/wait-for';
 
 let fake: FakeSentry;
@@ -181,5 +183,36 @@ describe('Sentry’s answer comes back', () => {
 
     expect(answer.status).toBe(status);
     expect(answer.text).toBe('no');
+  });
+});
+
+describe('X-Sentry-Forwarded-For behind a trusted proxy', () => {
+  let behind: BuiltServer;
+  beforeAll(async () => {
+    // 127.0.0.2 plays the proxy; 127.0.0.1 is anyone else on the machine.
+    behind = await startBuiltServer({ SENTRY_DSN: fake.dsn('1'), TRUSTED_PROXIES: '127.0.0.2' });
+  });
+  afterAll(async () => {
+    await behind?.stop();
+  });
+
+  const postVia = (localAddress: string, forwardedFor: string) => {
+    const { port } = new URL(behind.url);
+    return rawRequest(`${behind.url}/monitoring?o=0&p=1`, {
+      method: 'POST',
+      headers: { 'x-forwarded-for': forwardedFor },
+      body: textEnvelope(fake.dsn('1')),
+      connect: () => connect({ host: '127.0.0.1', port: Number(port), localAddress }),
+    });
+  };
+
+  it.each([
+    ['the visitor the proxy names', '127.0.0.2', '198.51.100.1, 203.0.113.7', '203.0.113.7'],
+    ['the peer, when it is no trusted proxy', '127.0.0.1', '203.0.113.7', '127.0.0.1'],
+  ])('is %s', async (_name, from, header, expected) => {
+    const answer = await postVia(from, header);
+    expect(answer.status).toBe(200);
+    const [received] = await fake.waitForRequests(1);
+    expect(received?.headers['x-sentry-forwarded-for']).toBe(expected);
   });
 });

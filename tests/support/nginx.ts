@@ -9,6 +9,7 @@ import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stopChild, watchOutput } from './built-server';
+import type { NetworkNamespace } from './network-namespace';
 
 export const NGINX = '/usr/sbin/nginx';
 
@@ -53,8 +54,28 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts nginx with `serverBlock` (which listens on `port`) and waits until it accepts. */
-export async function startNginx(port: number, serverBlock: string): Promise<Nginx> {
+/**
+ * The app's environment the recipe in docs/production.md sets for the proxy: `TRUSTED_PROXIES`,
+ * as its "start the app with" sentence says it (`TRUSTED_PROXIES=…`), so that the test runs what readers copy.
+ */
+export function recommendedAppEnv(): Record<string, string> {
+  const docs = readFileSync(resolve(import.meta.dirname, '../../docs/production.md'), 'utf8');
+  const section = docs.slice(docs.indexOf('## Behind a reverse proxy'));
+  const trusted = /start the app with[\s\S]*?`TRUSTED_PROXIES=([^`\s]+)`/.exec(section)?.[1];
+  if (!trusted) throw new Error('the proxy recipe in docs/production.md sets no TRUSTED_PROXIES');
+  return { TRUSTED_PROXIES: trusted };
+}
+
+/**
+ * Starts nginx with `serverBlock` (which listens on `port`) and waits until it accepts. In
+ * `namespace`, it runs inside (listening on the namespace's loopback), and is reached only
+ * through the namespace's connections.
+ */
+export async function startNginx(
+  port: number,
+  serverBlock: string,
+  namespace?: NetworkNamespace,
+): Promise<Nginx> {
   const dir = mkdtempSync(join(tmpdir(), 'nginx-'));
   const conf = join(dir, 'nginx.conf');
   writeFileSync(
@@ -75,13 +96,12 @@ export async function startNginx(port: number, serverBlock: string): Promise<Ngi
       '}',
     ].join('\n'),
   );
-  const child = spawn(
+  const [command = NGINX, ...args] = [
+    ...(namespace ? namespace.enter() : []),
     NGINX,
-    ['-p', `${dir}/`, '-c', conf, '-e', `${dir}/error.log`, '-g', 'daemon off;'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+    ...['-p', `${dir}/`, '-c', conf, '-e', `${dir}/error.log`, '-g', 'daemon off;'],
+  ];
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const { output, exited } = watchOutput(child);
   const errorLog = () => {
     try {
@@ -91,7 +111,7 @@ export async function startNginx(port: number, serverBlock: string): Promise<Ngi
     }
   };
   const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
+  while (!(await accepts(port, namespace))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stopChild(child, exited);
       throw new Error(`nginx did not start:\n${output()}\n${errorLog()}`);
@@ -105,7 +125,20 @@ export async function startNginx(port: number, serverBlock: string): Promise<Ngi
   };
 }
 
-function accepts(port: number): Promise<boolean> {
+function accepts(port: number, namespace: NetworkNamespace | undefined): Promise<boolean> {
+  if (namespace) {
+    // The relay accepts at once and closes when it cannot connect: ask nginx for a 4xx it answers itself.
+    return new Promise((done) => {
+      const socket = namespace.connect('127.0.0.1', '127.0.0.1', port);
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      socket.once('close', () => done(answer.startsWith('HTTP/1.1 ')));
+      socket.on('error', () => {});
+      socket.write('BAD\r\n\r\n');
+    });
+  }
   return new Promise((done) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     socket.once('connect', () => {

@@ -6,7 +6,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getCookie, getEvent } from '@tanstack/react-start/server';
 import Database from 'better-sqlite3';
 import { type InboxAccess, serverConfig } from '#app/server/env.server';
-import { clientKeyOf, peerAddressOf } from '#app/server/security/client-key';
+import {
+  clientAddressStampedIn,
+  clientKeyOf,
+  peerAddressOf,
+  type TrustedProxies,
+} from '#app/server/security/client-key';
 import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { localInbox } from './store/local-inbox.server';
@@ -31,7 +36,7 @@ export interface InboxRequest {
   remoteAddress: string | undefined;
   /** The Host header. */
   host: string | null;
-  /** Whether a proxy forwarded the request (Forwarded, X-Forwarded-For or X-Real-IP). */
+  /** Whether a proxy forwarded the request (isForwarded). */
   forwarded: boolean;
   /** Whether its session cookie names a live session. */
   signedIn: boolean;
@@ -76,10 +81,28 @@ export function sessionCookieOptions(secure: boolean) {
 }
 
 /**
+ * Whether a proxy forwarded the request: it carries Forwarded, X-Forwarded-For or X-Real-IP, or
+ * its peer is a trusted proxy (TRUSTED_PROXIES). The second because nginx's bare default sends
+ * no forwarding header at all: a peer the operator named a proxy is never "this machine", even
+ * when it is loopback, whatever client it forwarded for (a loopback client behind a proxy is the
+ * proxy's machine, and a proxy that passes a visitor's X-Forwarded-For on would let anyone say
+ * 127.0.0.1). Pure.
+ */
+export function isForwarded(
+  headers: Record<string, string | string[] | undefined>,
+  peer: string | undefined,
+  trusted: TrustedProxies,
+): boolean {
+  if (FORWARDING_HEADERS.some((name) => headers[name] !== undefined)) return true;
+  return peer !== undefined && trusted.trusts(peer, 0);
+}
+
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+
+/**
  * The inbox access policy (above) applied to the request being served, with the
  * process's one session store and sign-in limiter (kept through processShared, decision 0940).
  */
-const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
 
 /**
  * The signed-in sessions, in the inbox's database (every worker shares them); undefined with
@@ -104,10 +127,13 @@ export function signInLimiter(): SignInLimiter {
   );
 }
 
-/** Who sent the request being served, as every per-client limit counts clients. */
+/**
+ * Who sent the request being served, behind any trusted proxy, as every per-client limit counts
+ * clients.
+ */
 export function currentClient(): string {
   // Not req.socket: during SSR the server function runs on a synthetic request (../security/client-key.ts).
-  return clientKeyOf(peerAddressOf(getEvent().node.req.headers));
+  return clientKeyOf(clientAddressStampedIn(getEvent().node.req.headers));
 }
 
 /** The session id in the request's cookie, if any. */
@@ -116,14 +142,15 @@ export function currentSessionId(): string | undefined {
 }
 
 export function currentInboxAccess(): InboxAccessDecision {
-  const { inboxAccess } = serverConfig();
+  const { inboxAccess, trustedProxies } = serverConfig();
   if (inboxAccess.kind === 'open') return 'open';
   const { headers } = getEvent().node.req;
   const session = currentSessionId();
+  const peer = peerAddressOf(headers);
   return inboxAccessDecision(inboxAccess, {
-    remoteAddress: peerAddressOf(headers),
+    remoteAddress: peer,
     host: headers.host ?? null,
-    forwarded: FORWARDING_HEADERS.some((name) => headers[name] !== undefined),
+    forwarded: isForwarded(headers, peer, trustedProxies),
     signedIn: session !== undefined && isLiveSession(session),
   });
 }

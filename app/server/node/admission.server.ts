@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { eventLoopWindows } from '#app/server/health/event-loop.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { clientKeyOf } from '#app/server/security/client-key';
+import { requestClientKey } from '#app/server/security/client-key';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { answerText, pathOf } from './entry-refusals';
@@ -351,7 +351,7 @@ export function createRequestAdmission(options: {
       });
     },
     admitServerFunction(req, res, serve) {
-      const client = clientKeyOf(req.socket.remoteAddress);
+      const client = requestClientKey(req);
       if (!callsPerClient.enter(client)) {
         warnLimited(
           'server-function call refused',

@@ -51,9 +51,10 @@ const server = new Server(
   (req, res) => {
     // While draining, every answer ends its connection (see graceful-shutdown.server.ts).
     if (isShuttingDown()) res.shouldKeepAlive = false;
+    // Who sent it, behind any trusted proxy, before anything counts it per client.
+    stampPeerAddress(req, config.trustedProxies);
     // The browser SDK's reports and the load balancer's probe never wait behind pages.
     if (tunnelDoor(req, res)) return;
-    stampPeerAddress(req);
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
     if (healthDoor(req, res)) return;
     const path = pathOf(req.url ?? '/');

@@ -165,6 +165,8 @@ export function applyServerLimits(
     {
       maxConnections: limits.maxConnections,
       perClient: workerShareOf(config.maxConnectionsPerClient, config.workers),
+      // A trusted proxy's connections carry its visitors: the proxy limits each of them.
+      uncapped: (address) => address !== undefined && config.trustedProxies.trusts(address, 0),
     },
     config.workers === 1
       ? 'MAX_CONNECTIONS_PER_CLIENT'
@@ -249,6 +251,12 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Open connections of one client; 0: no cap. */
   perClient: number;
+  /**
+   * Peers never capped per client (trusted proxies, TRUSTED_PROXIES): a connection is counted
+   * before any header says whom it carries, and a proxy's carry every visitor
+   * (docs/decisions/1020-trusted-proxies.md). They still count toward `maxConnections`.
+   */
+  uncapped?: (address: string | undefined) => boolean;
 }
 
 export type Admission<Id> =
@@ -322,7 +330,7 @@ export function createConnectionTable<Id>(limits: ConnectionLimits): ConnectionT
     open(id, address) {
       const key = clientKeyOf(address);
       const held = clients.get(key)?.open ?? 0;
-      if (limits.perClient > 0 && held >= limits.perClient) {
+      if (limits.perClient > 0 && held >= limits.perClient && !limits.uncapped?.(address)) {
         return { kind: 'refuse-client', client: key };
       }
       let admission: Admission<Id> = { kind: 'accept' };

@@ -1,10 +1,13 @@
 /**
- * Who a client is: its key for every per-client limit, and the peer address the built server's
- * entry stamps on each request (a Start 1.120 workaround, app/start-1.120/PATCHES.md).
+ * Who a client is: the address behind any trusted proxies (TRUSTED_PROXIES), its key for every
+ * per-client limit, and the addresses the built server's entry stamps on each request (a Start
+ * 1.120 workaround, app/start-1.120/PATCHES.md). Decision: docs/decisions/1020-trusted-proxies.md.
  */
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
+import proxyaddr from 'proxy-addr';
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 /**
  * Who "one client" is, for every per-client limit (connections, the tunnel's receive share,
@@ -41,6 +44,54 @@ function expandIPv6(address: string): string[] {
 }
 
 /**
+ * The proxies whose `X-Forwarded-For` is believed: TRUSTED_PROXIES as written, and proxy-addr's
+ * compiled test of an address (`hop` 0 is the TCP peer, 1 the address it forwarded for, ...).
+ */
+export interface TrustedProxies {
+  entries: readonly string[];
+  trusts(address: string, hop: number): boolean;
+}
+
+export const NO_TRUSTED_PROXIES: TrustedProxies = { entries: [], trusts: () => false };
+
+/** The names proxy-addr expands to its ranges (loopback: 127.0.0.1/8 and ::1/128, ...). */
+export const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'] as const;
+
+/**
+ * TRUSTED_PROXIES' entries (addresses, CIDRs, a netmask after the slash, the names above)
+ * compiled by proxy-addr, as Express's `trust proxy` takes them. Throws proxy-addr's TypeError
+ * for an entry it cannot read; the env schema names that entry.
+ */
+export function trustedProxiesOf(entries: readonly string[]): TrustedProxies {
+  if (entries.length === 0) return NO_TRUSTED_PROXIES;
+  return { entries, trusts: proxyaddr.compile([...entries]) };
+}
+
+/**
+ * The client's address. The TCP peer, unless the peer is a trusted proxy: then proxy-addr's
+ * answer, the right-most address of `X-Forwarded-For` that is not itself a trusted proxy (walking
+ * from the peer leftwards; everything left of it is whatever the client wrote, and ignored). Only
+ * `X-Forwarded-For`: proxy-addr, like Express, does not read `Forwarded` or `X-Real-IP`. From an
+ * untrusted peer no header is read, so a visitor cannot name itself. An entry that is not an IP
+ * address (a proxy passed a visitor's text on unchecked) names no one: the hop that reported it is
+ * the client, so that made-up names cannot mint clients by the thousand. Pure.
+ */
+export function clientAddressOf(
+  peer: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trusted: TrustedProxies,
+): string | undefined {
+  if (!peer || !trusted.trusts(peer, 0)) return peer;
+  const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? '');
+  // proxy-addr reads a request: the two fields it looks at.
+  const request = { socket: { remoteAddress: peer }, headers: { 'x-forwarded-for': header } };
+  const chain = proxyaddr.all(request as unknown as IncomingMessage, trusted.trusts);
+  const client = chain[chain.length - 1];
+  if (client !== undefined && isIP(client) !== 0) return client;
+  return chain[chain.length - 2] ?? peer;
+}
+
+/**
  * The TCP peer's address, as a request header the built server's entry sets on every request
  * it receives (overwriting whatever a client sent under that name).
  *
@@ -51,14 +102,52 @@ function expandIPv6(address: string): string[] {
  * entry writes.
  */
 export const PEER_ADDRESS_HEADER = 'x-monitoring-peer-address';
+/** The client's address (clientAddressOf), stamped beside the peer's for the same reason. */
+export const CLIENT_ADDRESS_HEADER = 'x-monitoring-client-address';
 
-/** Called by the entry for every request it receives. */
-export function stampPeerAddress(req: IncomingMessage): void {
-  req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? '';
+/**
+ * Called by the entry for every request it receives, before anything reads who sent it: both
+ * headers (overwriting whatever a client sent under those names), and the client kept for
+ * requestClientAddress, which the tunnel and admission read off the request itself.
+ */
+export function stampPeerAddress(req: IncomingMessage, trusted: TrustedProxies): void {
+  const peer = req.socket.remoteAddress;
+  const client = clientAddressOf(peer, req.headers['x-forwarded-for'], trusted);
+  req.headers[PEER_ADDRESS_HEADER] = peer ?? '';
+  req.headers[CLIENT_ADDRESS_HEADER] = client ?? '';
+  stampedClients().set(req, client);
 }
 
 /** The address the entry stamped; undefined when the request did not come through it. */
 export function peerAddressOf(headers: IncomingHttpHeaders): string | undefined {
-  const value = headers[PEER_ADDRESS_HEADER];
+  return stampedHeader(headers, PEER_ADDRESS_HEADER);
+}
+
+/** The client the entry stamped (for server functions, whose request is SSR's synthetic one). */
+export function clientAddressStampedIn(headers: IncomingHttpHeaders): string | undefined {
+  return stampedHeader(headers, CLIENT_ADDRESS_HEADER);
+}
+
+function stampedHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * Who sent a request the Node server received: the client the entry resolved, or the TCP peer
+ * when no entry saw it (a bare node:http server in tests and benchmarks, `vinxi dev`'s tunnel).
+ * Not the header: without the entry nothing overwrites a client's own.
+ */
+export function requestClientAddress(req: IncomingMessage): string | undefined {
+  const clients = stampedClients();
+  return clients.has(req) ? clients.get(req) : req.socket.remoteAddress;
+}
+
+/** requestClientAddress as every per-client limit counts clients (clientKeyOf). */
+export function requestClientKey(req: IncomingMessage): string {
+  return clientKeyOf(requestClientAddress(req));
+}
+
+function stampedClients(): WeakMap<IncomingMessage, string | undefined> {
+  return processShared('stamped-clients', () => new WeakMap());
 }

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKeyOf } from '#app/server/security/client-key';
+import { requestClientKey } from '#app/server/security/client-key';
 import { clientRateHeaders, clientShareHeaders } from './client-limits';
 import { type TunnelOptions, tunnelLogLine } from './tunnel.server';
 
@@ -42,9 +42,12 @@ export class Exchange {
     readonly options: TunnelOptions,
   ) {}
 
-  /** Who sent it, for the per-client shares: an IPv4 address or an IPv6 /64. */
+  /**
+   * Who sent it, for the per-client shares: an IPv4 address or an IPv6 /64, behind any trusted
+   * proxy (TRUSTED_PROXIES).
+   */
   get client(): string {
-    this.clientKey ??= clientKeyOf(this.req.socket.remoteAddress);
+    this.clientKey ??= requestClientKey(this.req);
     return this.clientKey;
   }
 

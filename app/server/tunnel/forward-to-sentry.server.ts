@@ -10,6 +10,7 @@ import {
   request,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { requestClientAddress } from '#app/server/security/client-key';
 import type { Destination } from './allow-list';
 import { type Exchange, ignore } from './exchange.server';
 
@@ -36,8 +37,9 @@ function forwardedHeaders(req: IncomingMessage): HeaderList {
   const headers: HeaderList = [
     'content-type',
     req.headers['content-type'] ?? 'application/x-sentry-envelope',
+    // The visitor behind any trusted proxy (TRUSTED_PROXIES), not the proxy.
     'x-sentry-forwarded-for',
-    req.socket.remoteAddress ?? '',
+    requestClientAddress(req) ?? '',
   ];
   const length = req.headers['content-length'];
   if (length !== undefined) headers.push('content-length', length);

@@ -162,3 +162,39 @@ describe('parseServerEnv', () => {
     }
   });
 });
+
+describe('TRUSTED_PROXIES', () => {
+  it('trusts no proxy when unset or empty', () => {
+    for (const value of [undefined, '', ' , ']) {
+      const { trustedProxies } = config({ TRUSTED_PROXIES: value });
+      expect(trustedProxies.entries).toEqual([]);
+      expect(trustedProxies.trusts('127.0.0.1', 0)).toBe(false);
+    }
+  });
+
+  it('reads addresses, CIDRs and proxy-addr names, comma-separated', () => {
+    const { trustedProxies } = config({
+      TRUSTED_PROXIES: ' loopback, 10.0.0.0/8 ,2001:db8::/32,203.0.113.9 ',
+    });
+    expect(trustedProxies.entries).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      '2001:db8::/32',
+      '203.0.113.9',
+    ]);
+    for (const address of ['::1', '127.0.0.1', '10.2.3.4', '2001:db8:5::1', '203.0.113.9']) {
+      expect(trustedProxies.trusts(address, 0)).toBe(true);
+    }
+    expect(trustedProxies.trusts('203.0.113.10', 0)).toBe(false);
+  });
+
+  it('stops the server naming each entry it cannot read', () => {
+    const result = parseServerEnv({ TRUSTED_PROXIES: 'loopback, nginx, 10.0.0.0/33' });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.message).toContain(
+        'TRUSTED_PROXIES: "nginx", "10.0.0.0/33" are not an IP address, a CIDR (10.0.0.0/8) or one of loopback, linklocal, uniquelocal',
+      );
+    }
+  });
+});

@@ -8,6 +8,7 @@ import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
+  describeTrustedProxies,
   localInboxDsnOf,
   reportingDsn,
   siteConfigOf,
@@ -183,9 +184,24 @@ describe('the start line about /errors', () => {
       { MONITORING_INBOX_TOKEN: 'a-token-of-20-chars' },
       '/errors is open to visitors who sign in with MONITORING_INBOX_TOKEN',
     ],
+    [
+      {
+        MONITORING_INBOX_TOKEN: 'a-token-of-20-chars',
+        MONITORING_INBOX_TRUST_LOOPBACK: 'true',
+        TRUSTED_PROXIES: 'loopback',
+      },
+      '/errors is open to requests from this machine but not from TRUSTED_PROXIES, which names loopback (MONITORING_INBOX_TRUST_LOOPBACK), and to visitors who sign in with MONITORING_INBOX_TOKEN',
+    ],
     [{ SENTRY_DSN: 'https://key@o1.ingest.sentry.io/2' }, undefined],
   ])('with %j: %j', (env, line) => {
     expect(describeInboxAccess(made(env))).toBe(line);
+  });
+
+  it('says whose X-Forwarded-For is read, only when TRUSTED_PROXIES is set', () => {
+    expect(describeTrustedProxies(made({}))).toBeUndefined();
+    expect(describeTrustedProxies(made({ TRUSTED_PROXIES: 'loopback,10.0.0.0/8' }))).toBe(
+      'clients behind loopback, 10.0.0.0/8 (TRUSTED_PROXIES) are read from X-Forwarded-For',
+    );
   });
 
   it('names the port the server listens on, and never prints a set token', () => {

@@ -12,6 +12,7 @@ import {
   type InboxRequest,
   type InboxSessions,
   inboxAccessDecision,
+  isForwarded,
   MAX_SESSIONS,
   openInboxSessions,
   SESSION_IDLE_MS,
@@ -23,7 +24,12 @@ import {
   tokenMatches,
 } from '#app/server/inbox/inbox-access.server';
 import { openInboxDatabase } from '#app/server/inbox/store/inbox-database.server';
-import { clientKeyOf } from '#app/server/security/client-key';
+import {
+  clientKeyOf,
+  NO_TRUSTED_PROXIES,
+  type TrustedProxies,
+  trustedProxiesOf,
+} from '#app/server/security/client-key';
 
 const TOKEN = 'correct-horse-battery-staple';
 const local: InboxRequest = {
@@ -104,6 +110,69 @@ describe('inboxAccessDecision', () => {
     expect(tokenMatches(`${TOKEN} `, TOKEN)).toBe(false);
     expect(tokenMatches('', TOKEN)).toBe(false);
     expect(tokenMatches(TOKEN.slice(0, -1), TOKEN)).toBe(false);
+  });
+});
+
+describe('isForwarded: whether a proxy forwarded the request, so it is not this machine', () => {
+  const loopbackProxy = trustedProxiesOf(['loopback']);
+  const otherProxy = trustedProxiesOf(['127.0.0.2', '10.0.0.0/8']);
+  it.each<[string, Record<string, string>, string, TrustedProxies, boolean]>([
+    ['no proxy trusted, no header', {}, '127.0.0.1', NO_TRUSTED_PROXIES, false],
+    [
+      'no proxy trusted, X-Forwarded-For',
+      { 'x-forwarded-for': '1.2.3.4' },
+      '127.0.0.1',
+      NO_TRUSTED_PROXIES,
+      true,
+    ],
+    [
+      'no proxy trusted, Forwarded',
+      { forwarded: 'for=1.2.3.4' },
+      '127.0.0.1',
+      NO_TRUSTED_PROXIES,
+      true,
+    ],
+    [
+      'no proxy trusted, X-Real-IP',
+      { 'x-real-ip': '1.2.3.4' },
+      '127.0.0.1',
+      NO_TRUSTED_PROXIES,
+      true,
+    ],
+    // nginx's bare default sends no header: its being a trusted proxy is enough.
+    ['a trusted proxy on loopback, no header', {}, '127.0.0.1', loopbackProxy, true],
+    ['a trusted proxy on IPv6 loopback', {}, '::1', loopbackProxy, true],
+    ['a trusted proxy, IPv4-mapped', {}, '::ffff:127.0.0.1', loopbackProxy, true],
+    // It forwarded for a loopback client: still the proxy's machine, never this one.
+    [
+      'a trusted proxy forwarding for loopback',
+      { 'x-forwarded-for': '127.0.0.1' },
+      '127.0.0.1',
+      loopbackProxy,
+      true,
+    ],
+    // The proxy has an address of its own: the operator on 127.0.0.1 is not it.
+    ['loopback, not the trusted proxy', {}, '127.0.0.1', otherProxy, false],
+    ['the trusted proxy at 127.0.0.2', {}, '127.0.0.2', otherProxy, true],
+  ])('%s', (_name, headers, peer, trusted, forwarded) => {
+    expect(isForwarded(headers, peer, trusted)).toBe(forwarded);
+  });
+
+  it('with MONITORING_INBOX_TRUST_LOOPBACK, no request from a trusted proxy reads the inbox unsigned', () => {
+    for (const headers of [{}, { 'x-forwarded-for': '127.0.0.1' }, { 'x-forwarded-for': '::1' }]) {
+      const decision = inboxAccessDecision(signIn(true), {
+        ...local,
+        forwarded: isForwarded(headers, '127.0.0.1', loopbackProxy),
+      });
+      expect(decision).toBe('sign-in');
+    }
+    // The operator's own request on the machine, when the proxy is elsewhere: as before.
+    expect(
+      inboxAccessDecision(signIn(true), {
+        ...local,
+        forwarded: isForwarded({}, '127.0.0.1', otherProxy),
+      }),
+    ).toBe('loopback');
   });
 });
 

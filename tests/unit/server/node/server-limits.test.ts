@@ -7,6 +7,7 @@ import {
   MAX_CONNECTIONS,
   serverLimits,
 } from '#app/server/node/server-limits.server';
+import { trustedProxiesOf } from '#app/server/security/client-key';
 
 /** A client holding `open` connections, of which these ids serve no request, oldest first. */
 const holding = (open: number, ...evictable: number[]): ClientConnections<number> => ({
@@ -114,6 +115,22 @@ describe('createConnectionTable', () => {
     expect(table.open(4, '198.18.0.2').kind).toBe('accept');
     table.closed(1);
     expect(table.open(5, '198.18.0.1').kind).toBe('accept');
+  });
+
+  it('never caps a trusted proxy per client, but counts it toward the server’s cap', () => {
+    const proxies = trustedProxiesOf(['loopback']);
+    const table = createConnectionTable<number>({
+      maxConnections: 4,
+      perClient: 2,
+      uncapped: (address) => address !== undefined && proxies.trusts(address, 0),
+    });
+    const kinds = [1, 2, 3, 4].map((id) => table.open(id, '127.0.0.1').kind);
+    expect(kinds).toEqual(['accept', 'accept', 'accept', 'accept']);
+    expect(table.heldBy('127.0.0.1')).toBe(4);
+    // Anyone else keeps the cap, a forwarded header or not (none is read here).
+    expect(table.open(10, '198.18.0.1').kind).toBe('accept-evicting');
+    expect(table.open(11, '198.18.0.1').kind).toBe('accept-evicting');
+    expect(table.open(12, '198.18.0.1')).toEqual({ kind: 'refuse-client', client: '198.18.0.1' });
   });
 
   it('counts an IPv6 /64 as one client: its many addresses share one cap and one line', () => {
