@@ -362,6 +362,8 @@ function inboxDatabase(
     for (const [key, value] of event.tags) {
       const counted = s.countTag.run({ issue: issueId, key, value });
       if (counted.changes === 0) s.countTag.run({ issue: issueId, key, value: OTHER_TAG_VALUE });
+      // The page URLs search reads (within the tag's own cap).
+      else if (key === 'url') s.noteUrl.run(issueId, value);
     }
     s.insertEvent.run({
       eventId: event.eventId,
@@ -807,6 +809,7 @@ function prepareWrites(db: Database.Database) {
             AND EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = @issue AND key = @key))
        ON CONFLICT DO UPDATE SET count = count + 1`,
     ),
+    noteUrl: db.prepare('INSERT OR IGNORE INTO issue_urls (issue_id, url) VALUES (?, ?)'),
     insertEvent: db.prepare(
       `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url, payload)
        VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @payload)`,
@@ -913,7 +916,7 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   if (query.search !== undefined && query.search !== '') {
     where.push(
       `(title LIKE @search ESCAPE '\\' OR culprit LIKE @search ESCAPE '\\'
-        OR id IN (SELECT issue_id FROM issue_tags WHERE key = 'url' AND value LIKE @search ESCAPE '\\'))`,
+        OR id IN (SELECT issue_id FROM issue_urls WHERE url LIKE @search ESCAPE '\\'))`,
     );
     params.search = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   }

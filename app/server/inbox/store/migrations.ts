@@ -124,11 +124,17 @@ export const MIGRATIONS: readonly string[] = [
   // 4: bounded by what is stored (issue 32, decision 1000). Unknown item types fold into one
   // "other" row; the clear runs as a job in batches (its progress here, for every worker's
   // page); session outcomes are counted by triggers, so bounding them costs no scan. Search
-  // reads only the "url" tag by value: an index of those alone (every tag value indexed doubled
-  // what an issue's tags take, and what evicting them writes).
+  // reads an issue's page URLs from a table of their own: an index on issue_tags (any, and a
+  // partial one worse) made every tag's upsert several times slower, and a flood of tagged
+  // issues is what the store must take at the cap.
   `
   DROP INDEX issue_tags_key_value;
-  CREATE INDEX issue_tags_url ON issue_tags (value) WHERE key = 'url';
+  CREATE TABLE issue_urls (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    PRIMARY KEY (issue_id, url)
+  ) WITHOUT ROWID;
+  INSERT INTO issue_urls (issue_id, url) SELECT issue_id, value FROM issue_tags WHERE key = 'url';
 
   INSERT INTO item_counts (type, count)
     SELECT '${OTHER_ITEM_TYPE}', sum(count) FROM item_counts WHERE type NOT IN (${knownTypes})
