@@ -727,7 +727,8 @@ function prepare(db: Database.Database, readonly: boolean) {
       `SELECT * FROM release_health ORDER BY sessions DESC, release DESC, environment LIMIT ${MAX_HEALTH_SHOWN}`,
     ),
     itemCounts: db.prepare(
-      `SELECT type, count FROM item_counts ORDER BY count DESC, type LIMIT ${MAX_ITEM_TYPES}`,
+      `SELECT type, count FROM (SELECT type, count FROM item_counts ORDER BY count DESC
+         LIMIT ${MAX_ITEM_TYPES}) ORDER BY type`,
     ),
     clearJob: db.prepare(
       'SELECT up_to, total, deleted, requested_at, finished_at FROM inbox_clear WHERE id = 1',
