@@ -240,8 +240,8 @@ export function openInboxDatabase(path: string, options: InboxDatabaseOptions): 
       // FULL: a commit is on disk before the tunnel answers 200, power loss included.
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
-      // The WAL's share of the cap (./store-cap.ts): checkpointed at half of it, and truncated
-      // back to that half afterwards, so a burst of writes does not keep its high-water size.
+      // The WAL's share of the cap (./store-cap.ts): checkpointed at a quarter of it, and
+      // truncated back to that afterwards, so a burst of writes does not keep its high-water size.
       db.pragma(`wal_autocheckpoint = ${cap.walAutocheckpointPages}`);
       db.pragma(`journal_size_limit = ${cap.journalSizeLimitBytes}`);
       migrate(db);
