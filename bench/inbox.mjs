@@ -26,6 +26,9 @@ import { openInboxDatabase } from '../app/server/inbox/store/inbox-database.serv
 import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5), or all of them.
+const ONLY = process.env.BENCH_INBOX_ONLY;
+const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
 const CLIENTS = 16;
 const DSN = 'http://localinbox@localhost/1';
@@ -344,7 +347,7 @@ process.on('exit', () => {
 });
 
 // 1 and 3: ingest, and the event loop meanwhile.
-{
+if (runs('ingest')) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-')), 'inbox');
   const server = await startServer({
     env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
@@ -388,7 +391,7 @@ process.on('exit', () => {
 }
 
 // 4: reads over a large inbox.
-{
+if (runs('reads')) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-large-')), 'inbox');
   const seededAt = performance.now();
   seedLargeInbox(dir);
@@ -437,7 +440,7 @@ process.on('exit', () => {
 }
 
 // 5: the store's bounds.
-{
+if (runs('bounds')) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-50k-')), 'inbox');
   const seededAt = performance.now();
   const stored = seedIssues(dir, 50_000);
@@ -468,8 +471,20 @@ process.on('exit', () => {
     await server.stop();
   }
 }
-{
+if (runs('bounds')) {
   const capMb = Number(process.env.BENCH_INBOX_MAX_MB ?? 32);
+  // The floor: the same flood into an empty inbox far from its cap (nothing to evict).
+  const emptyDir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
+  const empty = await startServer({
+    env: { MONITORING_INBOX_DIR: emptyDir, LOAD_SHEDDING_LAG_MS: '0' },
+  });
+  let floor;
+  try {
+    await ingestNewIssues(empty.port, 1, true);
+    floor = await ingestNewIssues(empty.port, INGEST_SECONDS, true);
+  } finally {
+    await empty.stop();
+  }
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-cap-')), 'inbox');
   // Filled to the cap before the flood: every issue the flood opens evicts an older one.
   seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
@@ -492,8 +507,8 @@ process.on('exit', () => {
     largest = Math.max(largest, onDisk(dir));
     print(
       `flood of new tagged issues at the cap (${capMb} MiB), evicting`,
-      `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}`,
-      `largest file + WAL seen ${(largest / 1024 / 1024).toFixed(1)} MiB`,
+      `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}; largest file + WAL ${(largest / 1024 / 1024).toFixed(1)} MiB`,
+      `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s`,
       '≥ 200/s, within the cap',
     );
   } finally {
