@@ -280,7 +280,12 @@ describe('release health and counts', () => {
   it('never lets items that are not errors evict an error', () => {
     const { db } = open(1);
     db.ingest([event()], NOW);
-    for (let i = 0; i < 1500; i++) db.ingest([{ sessions: [], counts: { span: 1 } }], NOW);
+    // In batches, as the ingest thread commits them: 1,500 commits would only test the disk.
+    const spans: PreparedEnvelope[] = Array.from({ length: 100 }, () => ({
+      sessions: [],
+      counts: { span: 1 },
+    }));
+    for (let i = 0; i < 15; i++) db.ingest(spans, NOW);
     expect(db.totals().storedEvents).toBe(1);
     expect(db.itemCounts().span).toBe(1500);
   });
