@@ -113,6 +113,8 @@ export const listInboxIssues = createServerFn({ method: 'GET' })
     });
     const issues = await withTopFrames(db, list.issues);
     const clearing = db.clearProgress();
+    // A clear that a stopped thread left (or another worker's): this process's thread goes on.
+    if (clearing && !clearing.done) void inbox.ingestThread().upkeep();
     return wellFormed({
       ...(clearing && !clearing.done ? { clearing } : {}),
       kind: 'ready',
