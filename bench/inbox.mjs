@@ -12,8 +12,12 @@
 // 4. Reads: an inbox of 10,000 issues and 100,000 events; the first /errors after a restart,
 //    then the list (three ways) and an issue's page, sequentially, p50 and p99, beside /about
 //    asked the same way (the floor: a page of ours that reads nothing).
+// 5. The store's bounds (issue 32): ingest of new issues into an inbox of 50,000 issues, and the
+//    file's size per stored event; then a flood of new issues with 30 random 200-character tags
+//    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, and the
+//    largest file and WAL seen beside the cap.
 
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +26,9 @@ import { openInboxDatabase } from '../app/server/inbox/store/inbox-database.serv
 import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
+// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5), or all of them.
+const ONLY = process.env.BENCH_INBOX_ONLY;
+const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
 const CLIENTS = 16;
 const DSN = 'http://localinbox@localhost/1';
@@ -237,6 +244,98 @@ function seedLargeInbox(dir) {
   db.close();
 }
 
+/** An event that opens an issue of its own; `tagged`: 30 random 200-character tags, a release. */
+function newIssueEnvelope(tagged) {
+  const id = crypto.randomUUID().replaceAll('-', '');
+  const random = (n) =>
+    Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join(
+      '',
+    );
+  const event = {
+    event_id: id,
+    timestamp: Date.now() / 1000,
+    platform: 'javascript',
+    level: 'error',
+    release: tagged ? `flood@${random(12)}` : 'app@1.0.0',
+    ...(tagged
+      ? { tags: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`t${i}`, random(200)])) }
+      : {}),
+    exception: { values: [{ type: 'FloodError', value: random(24) }] },
+  };
+  const body = JSON.stringify(event);
+  return Buffer.from(
+    `${JSON.stringify({ event_id: id, dsn: DSN })}\n${JSON.stringify({ type: 'event', length: Buffer.byteLength(body) })}\n${body}\n`,
+  );
+}
+
+/** New issues for `seconds`, 32 in flight from 16 addresses, a fresh envelope each. */
+async function ingestNewIssues(port, seconds, tagged, onEach = () => {}) {
+  const statuses = new Map();
+  const until = performance.now() + seconds * 1000;
+  const started = performance.now();
+  let sent = 0;
+  const worker = async (w) => {
+    while (performance.now() < until) {
+      const n = sent++;
+      const status = await post(
+        port,
+        newIssueEnvelope(tagged),
+        `127.0.3.${1 + ((w + n) % CLIENTS)}`,
+      );
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      onEach();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
+  const elapsed = (performance.now() - started) / 1000;
+  return { perSecond: (statuses.get(200) ?? 0) / elapsed, statuses: Object.fromEntries(statuses) };
+}
+
+function onDisk(dir) {
+  const size = (file) => (existsSync(file) ? statSync(file).size : 0);
+  return size(join(dir, 'inbox.sqlite')) + size(join(dir, 'inbox.sqlite-wal'));
+}
+
+/** `count` issues of one event each, written straight into the database. */
+function seedIssues(dir, count, { maxMb, tagged = false } = {}) {
+  mkdirSync(dir, { recursive: true });
+  const db = openInboxDatabase(join(dir, 'inbox.sqlite'), { maxEvents: 100_000, maxMb });
+  const now = Date.now();
+  const payload = JSON.stringify(JSON.parse(errorEnvelope(2_000, 0).toString().split('\n')[2]));
+  const tag = (n, i) => `${n}-${i}-`.padEnd(200, 'abcdefghijklmnopqrstuvwxyz'[(n + i) % 26]);
+  for (let batch = 0; batch < count / 1000; batch++) {
+    const envelopes = Array.from({ length: 1000 }, (_, i) => {
+      const n = batch * 1000 + i;
+      return {
+        event: {
+          eventId: n.toString(16).padStart(32, '0'),
+          timestamp: now,
+          level: 'error',
+          platform: 'javascript',
+          environment: 'production',
+          release: tagged ? `flood@${n}` : 'app@1.0.0',
+          url: `http://localhost:3000/page/${n % 500}`,
+          title: `TypeError: bug number ${n}`,
+          culprit: 'handler(app/routes/page.tsx)',
+          hashes: [`seeded-${n}`],
+          groupingConfig: 'newstyle:2023-01-11',
+          tags: tagged
+            ? Array.from({ length: 30 }, (_, i) => [`t${i}`, tag(n, i)])
+            : [['browser', 'Chrome 156']],
+          payload,
+        },
+        sessions: [],
+        counts: { event: 1 },
+      };
+    });
+    db.ingest(envelopes, now);
+  }
+  const { storedEvents } = db.totals();
+  db.checkpoint();
+  db.close();
+  return storedEvents;
+}
+
 const rows = [];
 const print = (what, figure, floor, target) => rows.push([what, figure, floor, target]);
 // The table is printed however the run ends: what was measured before a failure still counts.
@@ -248,7 +347,7 @@ process.on('exit', () => {
 });
 
 // 1 and 3: ingest, and the event loop meanwhile.
-{
+if (runs('ingest')) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-')), 'inbox');
   const server = await startServer({
     env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
@@ -292,7 +391,7 @@ process.on('exit', () => {
 }
 
 // 4: reads over a large inbox.
-{
+if (runs('reads')) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-large-')), 'inbox');
   const seededAt = performance.now();
   seedLargeInbox(dir);
@@ -334,6 +433,83 @@ process.on('exit', () => {
       `${(await stalls()).toFixed(1)} ms`,
       '',
       'no stall > 50 ms',
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+// 5: the store's bounds.
+if (runs('bounds')) {
+  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-50k-')), 'inbox');
+  const seededAt = performance.now();
+  const stored = seedIssues(dir, 50_000);
+  const seedSeconds = (performance.now() - seededAt) / 1000;
+  print(
+    'file size per stored event (50,000 issues, one ~2 KB event each)',
+    `${(onDisk(dir) / stored / 1024).toFixed(1)} KiB`,
+    `seeded in ${seedSeconds.toFixed(1)} s`,
+    '',
+  );
+  const server = await startServer({
+    env: {
+      MONITORING_INBOX_DIR: dir,
+      LOAD_SHEDDING_LAG_MS: '0',
+      MONITORING_INBOX_MAX_EVENTS: '100000',
+    },
+  });
+  try {
+    await ingestNewIssues(server.port, 1, false);
+    const ours = await ingestNewIssues(server.port, INGEST_SECONDS, false);
+    print(
+      'ingest of new issues into 50,000 issues',
+      `${ours.perSecond.toFixed(0)}/s ${JSON.stringify(ours.statuses)}`,
+      '',
+      '',
+    );
+  } finally {
+    await server.stop();
+  }
+}
+if (runs('bounds')) {
+  const capMb = Number(process.env.BENCH_INBOX_MAX_MB ?? 32);
+  // The floor: the same flood into an empty inbox far from its cap (nothing to evict).
+  const emptyDir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
+  const empty = await startServer({
+    env: { MONITORING_INBOX_DIR: emptyDir, LOAD_SHEDDING_LAG_MS: '0' },
+  });
+  let floor;
+  try {
+    await ingestNewIssues(empty.port, 1, true);
+    floor = await ingestNewIssues(empty.port, INGEST_SECONDS, true);
+  } finally {
+    await empty.stop();
+  }
+  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-cap-')), 'inbox');
+  // Filled to the cap before the flood: every issue the flood opens evicts an older one.
+  seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
+    maxMb: capMb,
+    tagged: true,
+  });
+  const server = await startServer({
+    env: {
+      MONITORING_INBOX_DIR: dir,
+      LOAD_SHEDDING_LAG_MS: '0',
+      MONITORING_INBOX_MAX_MB: String(capMb),
+    },
+  });
+  try {
+    let largest = onDisk(dir);
+    let answered = 0;
+    const flood = await ingestNewIssues(server.port, INGEST_SECONDS, true, () => {
+      if (++answered % 25 === 0) largest = Math.max(largest, onDisk(dir));
+    });
+    largest = Math.max(largest, onDisk(dir));
+    print(
+      `flood of new tagged issues at the cap (${capMb} MiB), evicting`,
+      `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}; largest file + WAL ${(largest / 1024 / 1024).toFixed(1)} MiB`,
+      `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s`,
+      '≥ 200/s, within the cap',
     );
   } finally {
     await server.stop();

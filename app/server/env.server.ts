@@ -23,6 +23,7 @@ import {
   type TrustedProxies,
   trustedProxiesOf,
 } from './security/client-key';
+import { DEFAULT_INBOX_MAX_MB, MAX_INBOX_MAX_MB, MIN_INBOX_MAX_MB } from './inbox/store/store-cap';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -191,6 +192,14 @@ const EnvSchema = v.object({
   MONITORING_INBOX_DIR: v.optional(v.pipe(v.string(), v.trim()), '.data/inbox'),
   // Raw events the inbox keeps in all; every issue's counts are kept regardless.
   MONITORING_INBOX_MAX_EVENTS: integer(100, 10_000_000, 10_000),
+  // The inbox database's cap on disk, WAL included, in MiB (decision 1000).
+  MONITORING_INBOX_MAX_MB: v.pipe(
+    integer(0, MAX_INBOX_MAX_MB, DEFAULT_INBOX_MAX_MB),
+    v.minValue(
+      MIN_INBOX_MAX_MB,
+      `must be at least ${MIN_INBOX_MAX_MB} (MiB: the database and its write-ahead log together)`,
+    ),
+  ),
   ENABLE_EXAMPLE_ROUTES: v.optional(flag),
   // Long enough that guessing is hopeless; it is compared in constant time.
   MONITORING_INBOX_TOKEN: v.optional(
@@ -280,6 +289,8 @@ export interface ServerConfig {
   loadSheddingLagMs: number;
   /** Raw events the local inbox keeps (MONITORING_INBOX_MAX_EVENTS). */
   inboxMaxEvents: number;
+  /** The inbox database's cap on disk, WAL included, MiB (MONITORING_INBOX_MAX_MB). */
+  inboxMaxMb: number;
   /** How long an idle kept-alive connection stays open. */
   keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
@@ -389,6 +400,7 @@ export function parseServerEnv(
       hsts: e.PUBLIC_URL?.protocol === 'https:',
       loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
       inboxMaxEvents: e.MONITORING_INBOX_MAX_EVENTS,
+      inboxMaxMb: e.MONITORING_INBOX_MAX_MB,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
       trustedProxies: e.TRUSTED_PROXIES ?? NO_TRUSTED_PROXIES,

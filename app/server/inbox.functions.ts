@@ -39,6 +39,7 @@ import {
 } from './inbox/inbox-inputs';
 import { normaliseEventId, wellFormed } from './inbox/protocol-values';
 import type {
+  ClearProgress,
   InboxDatabase,
   IssueDetail,
   IssueList,
@@ -89,6 +90,8 @@ export interface InboxIssues extends Omit<IssueList, 'issues'> {
   /** Items received by type (event, session, span, client_report, …). */
   itemCounts: Record<string, number>;
   totals: { issues: number; events: number; storedEvents: number };
+  /** A clear under way, deleting in batches off the page thread. */
+  clearing?: ClearProgress;
 }
 
 export const listInboxIssues = createServerFn({ method: 'GET' })
@@ -109,7 +112,11 @@ export const listInboxIssues = createServerFn({ method: 'GET' })
       now: Date.now(),
     });
     const issues = await withTopFrames(db, list.issues);
+    const clearing = db.clearProgress();
+    // A clear that a stopped thread left (or another worker's): this process's thread goes on.
+    if (clearing && !clearing.done) void inbox.ingestThread().upkeep();
     return wellFormed({
+      ...(clearing && !clearing.done ? { clearing } : {}),
       kind: 'ready',
       ...list,
       issues,
@@ -247,11 +254,18 @@ export const setIssueStatus = createServerFn({ method: 'POST' })
     throw new Response(null, { status: 303, headers: { Location: back } });
   });
 
+/** How long the clear form's answer waits for the clear: a small inbox is empty by then. */
+const CLEAR_WAIT_MS = 1_000;
+
 /**
  * Posted by a plain HTML form (works before hydration and without JavaScript), so it
  * answers with a redirect back to the list, as a form post expects. The answer is thrown:
  * Start 1.120's server-function handler sends a thrown Response as it is, while a returned
  * one does not fit the serialisable return type.
+ *
+ * The clear itself runs on the ingest thread in batches (decision 1001): this thread only notes
+ * the request and waits a moment, without blocking, for it to finish; a large inbox goes on
+ * being cleared after the answer, its progress on the list.
  */
 export const clearInbox = createServerFn({ method: 'POST' })
   .validator((input: unknown) =>
@@ -263,8 +277,12 @@ export const clearInbox = createServerFn({ method: 'POST' })
     if (refusal) throw refusalResponse(refusal);
     const problem = inbox.problem();
     if (problem) throw new Response(`The inbox cannot be changed: ${problem}`, { status: 503 });
-    const deleted = inbox.db().clear();
-    throw new Response(null, { status: 303, headers: { Location: `/errors?cleared=${deleted}` } });
+    const db = inbox.db();
+    db.requestClear(Date.now());
+    await settledWithin(inbox.ingestThread().upkeep(), CLEAR_WAIT_MS);
+    const progress = db.clearProgress();
+    const location = progress?.done ? `/errors?cleared=${progress.deleted}` : '/errors';
+    throw new Response(null, { status: 303, headers: { Location: location } });
   });
 
 /**
@@ -347,6 +365,15 @@ export const signOutOfInbox = createServerFn({ method: 'POST' }).handler(
 /** A Set-Cookie written with h3's setCookie goes out with it (h3's sendWebResponse appends). */
 function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location } });
+}
+
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([promise.then(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }
 
 function minutes(seconds: number): string {

@@ -78,6 +78,14 @@ function Issues({
         Local inbox mode: what this app would have sent to Sentry, grouped into issues as Sentry
         groups them, kept in <code>{inbox.inboxDir}</code>.
       </p>
+      {inbox.clearing ? (
+        <p role="status" data-testid="clear-progress">
+          {`Clearing the inbox: ${inbox.clearing.deleted} of ${countOf(inbox.clearing.total, 'issue')} deleted so far. `}
+          <Link to="/errors" search={listSearch}>
+            Refresh
+          </Link>
+        </p>
+      ) : null}
       {search.cleared !== undefined ? (
         <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'issue')} deleted.`}</p>
       ) : null}
@@ -128,7 +136,9 @@ function Issues({
         <ReleaseHealth health={inbox.health} />
         {received ? <p data-testid="received-items">{received}</p> : null}
       </section>
-      <ClearInbox issueCount={totals.issues} confirming={search.confirm === 'clear'} />
+      {inbox.clearing ? null : (
+        <ClearInbox issueCount={totals.issues} confirming={search.confirm === 'clear'} />
+      )}
     </>
   );
 }

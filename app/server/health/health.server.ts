@@ -169,14 +169,15 @@ export function isHealthPath(pathWithQuery: string): boolean {
  * instance is in ./health-signals.server.ts.
  */
 
-export type Trouble = 'pages-shed' | 'reports-not-stored' | 'sentry-unreachable';
+export type Trouble = 'pages-shed' | 'reports-not-stored' | 'sentry-unreachable' | 'inbox-at-cap';
 
 /**
- * How long a shed page counts after the last one: shedding has no end of its own to note.
+ * How long a shed page (or an eviction at the inbox's cap) counts after the last one: neither
+ * has an end of its own to note.
  * The other troubles last until cleared: a store that failed is failing until a write works.
  */
 export const TROUBLE_LINGERS_MS = 10_000;
-const LAPSES: ReadonlySet<Trouble> = new Set(['pages-shed']);
+const LAPSES: ReadonlySet<Trouble> = new Set(['pages-shed', 'inbox-at-cap']);
 
 export interface HealthSignals {
   /** The trouble happened (again); `detail` says how, for /health and the log. */
@@ -187,7 +188,12 @@ export interface HealthSignals {
   reasons(): string[];
 }
 
-const ORDER: readonly Trouble[] = ['pages-shed', 'reports-not-stored', 'sentry-unreachable'];
+const ORDER: readonly Trouble[] = [
+  'pages-shed',
+  'reports-not-stored',
+  'sentry-unreachable',
+  'inbox-at-cap',
+];
 
 export function createHealthSignals(options: {
   now: () => number;

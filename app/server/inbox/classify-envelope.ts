@@ -74,7 +74,7 @@ export interface EnvelopeContents {
   /** The error event to group and store. */
   event?: NormalisedEvent;
   sessionUpdates: SessionUpdate[];
-  /** Every item by type; a type that is not a well-formed name counts as "other". */
+  /** Every item by type; a type Relay does not know counts as "other". */
   counts: Record<string, number>;
   /** Items Relay would accept and then drop, and why. */
   dropped: DroppedItem[];
@@ -250,15 +250,52 @@ function attributesOf(attrs: unknown): SessionAttributes | string {
   return valid ? { release, environment } : { release };
 }
 
-/** Item types are Sentry's own short names; anything else is counted as "other". */
-const ITEM_TYPE = /^[a-z][a-z_]{0,31}$/;
+/**
+ * The item types Relay knows (`ItemType` in relay-server/src/envelope/item.rs,
+ * https://github.com/getsentry/relay/blob/master/relay-server/src/envelope/item.rs). Relay drops
+ * an item of any other type; here it is counted under one "other" row, so a client inventing
+ * names cannot add a row (or a word on /errors) per name.
+ */
+export const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([
+  'event',
+  'transaction',
+  'security',
+  'attachment',
+  'form_data',
+  'raw_security',
+  'nel',
+  'unreal_report',
+  'user_report',
+  'user_report_v2',
+  'feedback',
+  'session',
+  'sessions',
+  'statsd',
+  'metric_buckets',
+  'client_report',
+  'profile',
+  'profile_chunk',
+  'replay_event',
+  'replay_recording',
+  'replay_video',
+  'check_in',
+  'span',
+  'otel_span',
+  'otel_traces_data',
+  'log',
+  'otel_log',
+  'trace_metric',
+]);
+
+/** The one row every unknown item type is counted under. */
+export const OTHER_ITEM_TYPE = 'other';
 
 /**
  * Counts of item types, safe for names that come from the envelope: no prototype (a type
- * called "constructor" is just a name) and only well-formed type names.
+ * called "constructor" is just a name) and only the types Relay knows, the rest as "other".
  */
 export function countItemType(counts: Record<string, number>, type: unknown, by = 1): void {
-  const name = typeof type === 'string' && ITEM_TYPE.test(type) ? type : 'other';
+  const name = typeof type === 'string' && KNOWN_ITEM_TYPES.has(type) ? type : OTHER_ITEM_TYPE;
   counts[name] = (counts[name] ?? 0) + by;
 }
 

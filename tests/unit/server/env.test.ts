@@ -77,6 +77,13 @@ describe('parseServerEnv', () => {
     ['LOAD_SHEDDING_LAG_MS', 'fast', 'must be a whole number'],
     ['MONITORING_INBOX_MAX_EVENTS', '50', 'must be at least 100'],
     ['MONITORING_INBOX_MAX_EVENTS', 'lots', 'must be a whole number'],
+    [
+      'MONITORING_INBOX_MAX_MB',
+      '4',
+      'must be at least 8 (MiB: the database and its write-ahead log',
+    ],
+    ['MONITORING_INBOX_MAX_MB', '1.5', 'must be a whole number'],
+    ['MONITORING_INBOX_MAX_MB', '2000000', 'must be at most 1048576'],
     ['SENTRY_SPOTLIGHT', 'maybe', "must be true, false or the Spotlight sidecar's http:// URL"],
   ])('rejects %s=%j naming it', (name, value, reason) => {
     const result = parseServerEnv({ [name]: value });

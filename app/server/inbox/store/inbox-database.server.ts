@@ -11,14 +11,26 @@
  *
  * What is kept (docs/local-inbox.md):
  * - every issue's counts, first and last seen, hourly counts, environments, releases and tag
- *   values, until the inbox is cleared;
+ *   values (each capped per issue), until the inbox is cleared, or until the file reaches its
+ *   cap on disk (`maxMb`, ./store-cap.ts): then the issues seen longest ago go, with all of it;
  * - raw events up to `maxEvents` in all; past it the oldest go, except each issue's first and
  *   latest, so a flood of one error never evicts a rare one;
  * - release health as counts per release and environment; spans, client reports and other
- *   items as counts only. No item that is not an error is ever stored as one.
+ *   items as counts only, unknown item types under one "other". No item that is not an error
+ *   is ever stored as one.
+ *
+ * Clearing is a job in batches (`requestClear`, then `clearStep` on the ingest thread until it
+ * is done, then `reclaimSpace`), so that no transaction holds the file for long.
  */
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations';
+import {
+  DEFAULT_INBOX_MAX_MB,
+  evictionTargetOf,
+  type StoreCap,
+  type StorePages,
+  storeCapOf,
+} from './store-cap';
 
 export type IssueStatus = 'unresolved' | 'resolved' | 'ignored';
 
@@ -161,14 +173,36 @@ export interface InboxDatabase {
   releaseHealth(): ReleaseHealth[];
   itemCounts(): Record<string, number>;
   totals(): { issues: number; events: number; storedEvents: number };
-  /** Deletes everything; says how many issues went. */
-  clear(): number;
+  /**
+   * Asks for every issue there is now, its events and the release health counts to be deleted
+   * (by `clearStep`, off the page thread). Cheap: it only notes the request.
+   */
+  requestClear(now: number): ClearProgress;
+  /** One batch of the clear asked for; undefined when none is under way. */
+  clearStep(now: number): ClearProgress | undefined;
+  /** The clear under way (or the last one, `done`), for the page. */
+  clearProgress(): ClearProgress | undefined;
+  /** Gives up to `maxPages` free pages back to the file system; says how many are left. */
+  reclaimSpace(maxPages: number): number;
+  /** Issues evicted to keep the file within its cap since the last call. */
+  takeEvictedIssues(): number;
+  /** Copies the WAL into the file and truncates it, when no reader holds it meanwhile. */
+  checkpoint(): void;
   close(): void;
+}
+
+export interface ClearProgress {
+  /** Issues the clear deletes: those there were when it was asked for. */
+  total: number;
+  deleted: number;
+  done: boolean;
 }
 
 export interface InboxDatabaseOptions {
   /** Raw events kept in all; counts are kept regardless. */
   maxEvents: number;
+  /** The cap on the file and its WAL, MiB (MONITORING_INBOX_MAX_MB); default DEFAULT_INBOX_MAX_MB. */
+  maxMb?: number;
   readonly?: boolean;
 }
 
@@ -184,6 +218,14 @@ const MAX_HEALTH_ROWS = 1_000;
 const MAX_HEALTH_SHOWN = 50;
 /** Values the environment and release filters offer, the most events first. */
 const MAX_FACET_VALUES = 200;
+/** Releases and environments kept per issue; past it, new ones count as "(other)". */
+const MAX_RELEASES_PER_ISSUE = 100;
+const MAX_ENVIRONMENTS_PER_ISSUE = 20;
+/** Item-type rows the page reads at most (Relay's types and "other" are fewer). */
+const MAX_ITEM_TYPES = 64;
+/** Issues evicted per statement, and issues a clear deletes per transaction. */
+const EVICTION_BATCH = 20;
+const CLEAR_BATCH = 200;
 const OTHER_TAG_VALUE = '(other)';
 
 export function openInboxDatabase(path: string, options: InboxDatabaseOptions): InboxDatabase {
@@ -191,17 +233,40 @@ export function openInboxDatabase(path: string, options: InboxDatabaseOptions): 
   try {
     // Another process (a replica, the other thread) may hold the write lock for a moment.
     db.pragma('busy_timeout = 5000');
+    const cap = storeCapOf(options.maxMb ?? DEFAULT_INBOX_MAX_MB);
     if (!options.readonly) {
+      takeIncrementalVacuum(db);
       db.pragma('journal_mode = WAL');
       // FULL: a commit is on disk before the tunnel answers 200, power loss included.
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
+      // The WAL's share of the cap (./store-cap.ts): checkpointed at a quarter of it, and
+      // truncated back to that afterwards, so a burst of writes does not keep its high-water size.
+      db.pragma(`wal_autocheckpoint = ${cap.walAutocheckpointPages}`);
+      db.pragma(`journal_size_limit = ${cap.journalSizeLimitBytes}`);
       migrate(db);
     }
-    return inboxDatabase(db, options);
+    return inboxDatabase(db, options, cap);
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/**
+ * Free pages can be given back to the file system only with auto_vacuum=INCREMENTAL, which a
+ * file takes when it is created or, for a file made before, with one VACUUM (once, at the first
+ * start of this version; another process holding the file makes it wait, or try at its next
+ * start).
+ */
+function takeIncrementalVacuum(db: Database.Database): void {
+  const INCREMENTAL = 2;
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  try {
+    db.exec('VACUUM');
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
   }
 }
 
@@ -228,8 +293,13 @@ function migrate(db: Database.Database): void {
   }
 }
 
-function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): InboxDatabase {
+function inboxDatabase(
+  db: Database.Database,
+  options: InboxDatabaseOptions,
+  cap: StoreCap,
+): InboxDatabase {
   const statements = prepare(db, options.readonly ?? false);
+  let evictedIssues = 0;
 
   const ingestOne = (prepared: PreparedEnvelope, receivedAt: number): IngestOutcome => {
     const s = statements.write();
@@ -280,11 +350,20 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
     // config's hashes) joins the issue instead of splitting it.
     for (const hash of event.hashes) s.insertHash.run(hash, issueId);
     s.countHour.run(issueId, Math.floor(event.timestamp / HOUR_MS));
-    s.countEnvironment.run(issueId, event.environment);
-    s.countRelease.run(issueId, event.release, seen, seen);
+    // A value past the issue's cap counts as "(other)" (the second run, forced).
+    const environment = { issue: issueId, environment: event.environment, force: 0 };
+    if (s.countEnvironment.run(environment).changes === 0) {
+      s.countEnvironment.run({ ...environment, environment: OTHER_TAG_VALUE, force: 1 });
+    }
+    const release = { issue: issueId, release: event.release, seen, force: 0 };
+    if (s.countRelease.run(release).changes === 0) {
+      s.countRelease.run({ ...release, release: OTHER_TAG_VALUE, force: 1 });
+    }
     for (const [key, value] of event.tags) {
       const counted = s.countTag.run({ issue: issueId, key, value });
       if (counted.changes === 0) s.countTag.run({ issue: issueId, key, value: OTHER_TAG_VALUE });
+      // The page URLs search reads (within the tag's own cap).
+      else if (key === 'url') s.noteUrl.run(issueId, value);
     }
     s.insertEvent.run({
       eventId: event.eventId,
@@ -336,13 +415,56 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
     }
   };
 
+  /**
+   * The file back within its cap (./store-cap.ts): past the threshold the issues seen longest
+   * ago go, a few at a time by the last-seen index (their events, hashes, hours, tags and
+   * releases with them, by ON DELETE CASCADE), until the data is back down; an issue is never
+   * evicted while it is the only one left, only its oldest events are. The pages freed are
+   * reused by the next writes before the file grows, so the file stays within its share without
+   * a vacuum (which would move pages, and write them all to the WAL). The cost follows what is
+   * freed, not how much is stored.
+   */
+  const keepWithinCap = () => {
+    const s = statements.write();
+    const target = evictionTargetOf(pagesOf(s), cap);
+    if (target !== undefined) {
+      while (usedPagesOf(s) > target) {
+        const issues = s.evictOldestIssues.run(EVICTION_BATCH).changes;
+        evictedIssues += issues;
+        if (issues === 0 && s.evictOldestEvents.run(EVICTION_BATCH).changes === 0) break;
+      }
+    }
+  };
+
   const ingestBatch = db.transaction((batch: readonly PreparedEnvelope[], receivedAt: number) => {
-    const outcomes = batch.map((prepared) => ingestOne(prepared, receivedAt));
+    const outcomes = batch.map((prepared) => {
+      const outcome = ingestOne(prepared, receivedAt);
+      // After each envelope that stored something: the file grows by at most one envelope's
+      // rows past the threshold.
+      if (outcome.kind === 'stored' || prepared.sessions.length > 0) keepWithinCap();
+      return outcome;
+    });
     if (outcomes.some((outcome) => outcome.kind === 'stored')) evict();
     if (batch.some((prepared) => prepared.sessions.length > 0)) {
-      statements.write().pruneSessionOutcomes.run(receivedAt - DAY_MS);
+      const s = statements.write();
+      s.pruneSessionOutcomes.run(receivedAt - DAY_MS);
+      // Past the cap's share the oldest go: a session updated again after that counts again.
+      const { n } = s.sessionOutcomeCount.get() as { n: number };
+      if (n > cap.maxSessionOutcomes) s.evictSessionOutcomes.run(n - cap.maxSessionOutcomes);
     }
     return outcomes;
+  });
+
+  const clearStep = db.transaction((now: number): ClearProgress | undefined => {
+    const s = statements.write();
+    const job = statements.clearJob.get() as ClearRow | undefined;
+    if (!job || job.finished_at !== null) return undefined;
+    const outcomes = s.clearSessionOutcomes.run(job.requested_at, CLEAR_BATCH * 10).changes;
+    const issues = s.clearIssues.run(job.up_to, CLEAR_BATCH).changes;
+    const done = issues < CLEAR_BATCH && outcomes < CLEAR_BATCH * 10;
+    const deleted = job.deleted + issues;
+    s.noteClearStep.run({ deleted, finished: done ? now : null });
+    return { total: Math.max(job.total, deleted), deleted, done };
   });
 
   return {
@@ -456,14 +578,41 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
     totals() {
       return statements.totals.get() as { issues: number; events: number; storedEvents: number };
     },
-    clear() {
+    requestClear(now) {
       return db
-        .transaction(() => {
-          const { n } = db.prepare('SELECT count(*) AS n FROM issues').get() as { n: number };
-          db.exec(CLEAR_SQL);
-          return n;
+        .transaction((): ClearProgress => {
+          const s = statements.write();
+          const { upTo, n } = s.issuesNow.get() as { upTo: number | null; n: number };
+          const running = statements.clearJob.get() as ClearRow | undefined;
+          const before = running && running.finished_at === null ? running.deleted : 0;
+          s.startClear.run({ upTo: upTo ?? 0, total: n + before, deleted: before, now });
+          // Small tables (MAX_HEALTH_ROWS, the item types): at once.
+          db.exec('DELETE FROM release_health; DELETE FROM item_counts;');
+          return { total: n + before, deleted: before, done: false };
         })
         .immediate();
+    },
+    clearStep: (now) => clearStep.immediate(now),
+    clearProgress() {
+      const job = statements.clearJob.get() as ClearRow | undefined;
+      if (!job) return undefined;
+      return {
+        total: Math.max(job.total, job.deleted),
+        deleted: job.deleted,
+        done: job.finished_at !== null,
+      };
+    },
+    reclaimSpace(maxPages) {
+      if (maxPages > 0) db.pragma(`incremental_vacuum(${Math.floor(maxPages)})`);
+      return db.pragma('freelist_count', { simple: true }) as number;
+    },
+    takeEvictedIssues() {
+      const taken = evictedIssues;
+      evictedIssues = 0;
+      return taken;
+    },
+    checkpoint() {
+      db.pragma('wal_checkpoint(TRUNCATE)');
     },
     close() {
       db.close();
@@ -471,11 +620,25 @@ function inboxDatabase(db: Database.Database, options: InboxDatabaseOptions): In
   };
 }
 
-const CLEAR_SQL = `
-  DELETE FROM events; DELETE FROM issue_hashes; DELETE FROM issue_hours;
-  DELETE FROM issue_environments; DELETE FROM issue_releases; DELETE FROM issue_tags;
-  DELETE FROM issues; DELETE FROM release_health; DELETE FROM session_outcomes;
-  DELETE FROM item_counts;`;
+function pagesOf(s: WriteStatements): StorePages {
+  return {
+    pageCount: s.pageCount.get() as number,
+    freePages: s.freePages.get() as number,
+  };
+}
+
+function usedPagesOf(s: WriteStatements): number {
+  const { pageCount, freePages } = pagesOf(s);
+  return pageCount - freePages;
+}
+
+interface ClearRow {
+  up_to: number;
+  total: number;
+  deleted: number;
+  requested_at: number;
+  finished_at: number | null;
+}
 
 interface IssueRow {
   id: number;
@@ -524,13 +687,15 @@ function prepare(db: Database.Database, readonly: boolean) {
       'SELECT hour, count FROM issue_hours WHERE issue_id = ? AND hour >= ? ORDER BY hour',
     ),
     environmentsOf: db.prepare(
-      'SELECT environment FROM issue_environments WHERE issue_id = ? ORDER BY count DESC, environment',
+      `SELECT environment FROM issue_environments WHERE issue_id = ? ORDER BY count DESC, environment
+       LIMIT ${MAX_ENVIRONMENTS_PER_ISSUE + 1}`,
     ),
     tagsOf: db.prepare(
       `SELECT key, value, count FROM issue_tags WHERE issue_id = ? ORDER BY count DESC LIMIT ${MAX_TAG_KEYS * MAX_TAG_VALUES}`,
     ),
     releasesOf: db.prepare(
-      'SELECT release FROM issue_releases WHERE issue_id = ? ORDER BY first_seen, release',
+      `SELECT release FROM issue_releases WHERE issue_id = ? ORDER BY first_seen, release
+       LIMIT ${MAX_RELEASES_PER_ISSUE + 1}`,
     ),
     storedEventsOf: db.prepare('SELECT count(*) AS n FROM events WHERE issue_id = ?'),
     latestEvent: db.prepare(
@@ -561,7 +726,13 @@ function prepare(db: Database.Database, readonly: boolean) {
     health: db.prepare(
       `SELECT * FROM release_health ORDER BY sessions DESC, release DESC, environment LIMIT ${MAX_HEALTH_SHOWN}`,
     ),
-    itemCounts: db.prepare('SELECT type, count FROM item_counts ORDER BY type'),
+    itemCounts: db.prepare(
+      `SELECT type, count FROM (SELECT type, count FROM item_counts ORDER BY count DESC
+         LIMIT ${MAX_ITEM_TYPES}) ORDER BY type`,
+    ),
+    clearJob: db.prepare(
+      'SELECT up_to, total, deleted, requested_at, finished_at FROM inbox_clear WHERE id = 1',
+    ),
     totals: db.prepare(
       `SELECT (SELECT count(*) FROM issues) AS issues,
               (SELECT coalesce(sum(event_count), 0) FROM issues) AS events,
@@ -606,11 +777,22 @@ function prepareWrites(db: Database.Database) {
     countHour: db.prepare(
       'INSERT INTO issue_hours (issue_id, hour, count) VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1',
     ),
+    // A new environment or release is taken while the issue has fewer than its cap (or when
+    // forced: the "(other)" row).
     countEnvironment: db.prepare(
-      'INSERT INTO issue_environments (issue_id, environment, count) VALUES (?, ?, 1) ON CONFLICT DO UPDATE SET count = count + 1',
+      `INSERT INTO issue_environments (issue_id, environment, count)
+       SELECT @issue, @environment, 1
+       WHERE @force = 1
+          OR EXISTS (SELECT 1 FROM issue_environments WHERE issue_id = @issue AND environment = @environment)
+          OR (SELECT count(*) FROM issue_environments WHERE issue_id = @issue) < ${MAX_ENVIRONMENTS_PER_ISSUE}
+       ON CONFLICT DO UPDATE SET count = count + 1`,
     ),
     countRelease: db.prepare(
-      `INSERT INTO issue_releases (issue_id, release, first_seen, last_seen, count) VALUES (?, ?, ?, ?, 1)
+      `INSERT INTO issue_releases (issue_id, release, first_seen, last_seen, count)
+       SELECT @issue, @release, @seen, @seen, 1
+       WHERE @force = 1
+          OR EXISTS (SELECT 1 FROM issue_releases WHERE issue_id = @issue AND release = @release)
+          OR (SELECT count(*) FROM issue_releases WHERE issue_id = @issue) < ${MAX_RELEASES_PER_ISSUE}
        ON CONFLICT DO UPDATE SET count = count + 1, first_seen = min(first_seen, excluded.first_seen),
          last_seen = max(last_seen, excluded.last_seen)`,
     ),
@@ -628,6 +810,7 @@ function prepareWrites(db: Database.Database) {
             AND EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = @issue AND key = @key))
        ON CONFLICT DO UPDATE SET count = count + 1`,
     ),
+    noteUrl: db.prepare('INSERT OR IGNORE INTO issue_urls (issue_id, url) VALUES (?, ?)'),
     insertEvent: db.prepare(
       `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url, payload)
        VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @payload)`,
@@ -652,6 +835,39 @@ function prepareWrites(db: Database.Database) {
     // Then the oldest of all: the cap holds whatever was sent.
     evictOldest: db.prepare(
       'DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)',
+    ),
+    // The issues seen longest ago (the last-seen index, read backwards), never the newest one.
+    evictOldestIssues: db.prepare(
+      `DELETE FROM issues WHERE id IN (
+         SELECT id FROM issues ORDER BY last_seen, id LIMIT ?)
+       AND id <> (SELECT id FROM issues ORDER BY last_seen DESC, id DESC LIMIT 1)`,
+    ),
+    // With one issue left: its oldest events, never its latest.
+    evictOldestEvents: db.prepare(
+      `DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)
+       AND id <> (SELECT max(id) FROM events)`,
+    ),
+    pageCount: db.prepare('PRAGMA page_count').pluck(),
+    freePages: db.prepare('PRAGMA freelist_count').pluck(),
+    sessionOutcomeCount: db.prepare("SELECT n FROM row_counts WHERE name = 'session_outcomes'"),
+    evictSessionOutcomes: db.prepare(
+      `DELETE FROM session_outcomes WHERE (session_id, outcome) IN (
+         SELECT session_id, outcome FROM session_outcomes ORDER BY seen_at LIMIT ?)`,
+    ),
+    issuesNow: db.prepare('SELECT max(id) AS upTo, count(*) AS n FROM issues'),
+    startClear: db.prepare(
+      `INSERT OR REPLACE INTO inbox_clear (id, up_to, total, deleted, requested_at, finished_at)
+       VALUES (1, @upTo, @total, @deleted, @now, NULL)`,
+    ),
+    clearIssues: db.prepare(
+      'DELETE FROM issues WHERE id IN (SELECT id FROM issues WHERE id <= ? ORDER BY id LIMIT ?)',
+    ),
+    clearSessionOutcomes: db.prepare(
+      `DELETE FROM session_outcomes WHERE (session_id, outcome) IN (
+         SELECT session_id, outcome FROM session_outcomes WHERE seen_at <= ? LIMIT ?)`,
+    ),
+    noteClearStep: db.prepare(
+      'UPDATE inbox_clear SET deleted = @deleted, finished_at = @finished WHERE id = 1',
     ),
     setStatus: db.prepare(
       `UPDATE issues SET status = @status, regressed = CASE WHEN @status = 'unresolved' THEN regressed ELSE 0 END WHERE id = @id`,
@@ -701,7 +917,7 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   if (query.search !== undefined && query.search !== '') {
     where.push(
       `(title LIKE @search ESCAPE '\\' OR culprit LIKE @search ESCAPE '\\'
-        OR id IN (SELECT issue_id FROM issue_tags WHERE key = 'url' AND value LIKE @search ESCAPE '\\'))`,
+        OR id IN (SELECT issue_id FROM issue_urls WHERE url LIKE @search ESCAPE '\\'))`,
     );
     params.search = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   }

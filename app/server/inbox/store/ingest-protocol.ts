@@ -31,10 +31,29 @@ export interface IngestRefused {
 
 export type IngestAnswer = IngestAccepted | IngestRefused;
 
+/** Asks the thread to go on with the inbox's upkeep: a clear asked for (decision 1001). */
+export interface UpkeepRequest {
+  kind: 'upkeep';
+}
+
+/** What the thread tells the main thread besides its answers. */
+export type IngestNotice =
+  /** Issues evicted to keep the file within MONITORING_INBOX_MAX_MB. */
+  | { kind: 'evicted'; issues: number }
+  /** No upkeep is left to do (a clear finished, its space given back). */
+  | { kind: 'upkeep-done' };
+
+export function isIngestNotice(message: unknown): message is IngestNotice {
+  const kind = (message as { kind?: unknown } | null)?.kind;
+  return kind === 'evicted' || kind === 'upkeep-done';
+}
+
 /** What the thread is started with. */
 export interface IngestThreadData {
   databasePath: string;
   maxEvents: number;
+  /** MONITORING_INBOX_MAX_MB. */
+  maxMb: number;
   /** Where the build's source maps are, for grouping as Sentry does; none under `vinxi dev`. */
   buildOutput?: { clientMapsDir: string; serverDir: string; projectRoot: string };
 }

@@ -11,6 +11,8 @@
  *   that ingest too.
  * - At most `maxPending` ingests wait at once; past that one is refused at once (`busy`).
  * - The thread keeps the process alive only while it has work; `settled()` lets a shutdown wait.
+ * - `upkeep()` asks it to go on with a clear asked for (decision 1001); what it tells besides
+ *   its answers (issues evicted at the cap) goes to `onNotice`.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,7 +26,10 @@ import {
   INGEST_STOPPED,
   type IngestAnswer,
   IngestError,
+  type IngestNotice,
   type IngestThreadData,
+  isIngestNotice,
+  type UpkeepRequest,
 } from './ingest-protocol';
 
 /**
@@ -42,6 +47,8 @@ export interface IngestThread {
   start(): void;
   pending(): number;
   settled(timeoutMs: number): Promise<'settled' | 'timed-out'>;
+  /** Asks the thread to go on with the inbox's upkeep; resolves when none is left to do. */
+  upkeep(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -50,6 +57,8 @@ export interface IngestThreadOptions extends IngestThreadData {
   workerFile?: string;
   maxPending?: number;
   timeoutMs?: number;
+  /** What the thread tells besides its answers. */
+  onNotice?: (notice: IngestNotice) => void;
 }
 
 interface Pending {
@@ -63,6 +72,7 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
   const timeoutMs = options.timeoutMs ?? INGEST_TIMEOUT_MS;
   const pending = new Map<number, Pending>();
   const waitingForIdle = new Set<() => void>();
+  const waitingForUpkeep = new Set<() => void>();
   let thread: Worker | undefined;
   let nextId = 0;
 
@@ -81,6 +91,14 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
     const started = workerFor(options);
     let failure: string | undefined;
     started.on('message', finish);
+    started.on('message', (message: unknown) => {
+      if (!isIngestNotice(message)) return;
+      if (message.kind === 'upkeep-done') {
+        for (const wake of waitingForUpkeep) wake();
+        waitingForUpkeep.clear();
+      }
+      options.onNotice?.(message);
+    });
     // Without a listener an error in the thread would be thrown in the server's main thread.
     started.on('error', (error) => {
       failure = error.message;
@@ -158,6 +176,15 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
         waitingForIdle.add(onIdle);
       });
     },
+    upkeep() {
+      thread ??= start();
+      const current = thread;
+      return new Promise<void>((resolve) => {
+        waitingForUpkeep.add(resolve);
+        const request: UpkeepRequest = { kind: 'upkeep' };
+        current.postMessage(request);
+      });
+    },
     async close() {
       const stopping = thread;
       thread = undefined;
@@ -170,6 +197,7 @@ function workerFor(options: IngestThreadOptions): Worker {
   const workerData: IngestThreadData = {
     databasePath: options.databasePath,
     maxEvents: options.maxEvents,
+    maxMb: options.maxMb,
     ...(options.buildOutput ? { buildOutput: options.buildOutput } : {}),
   };
   const file = options.workerFile ?? defaultWorkerFile();

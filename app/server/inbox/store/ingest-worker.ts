@@ -13,11 +13,24 @@ import {
   openInboxDatabase,
   type PreparedEnvelope,
 } from './inbox-database.server';
-import type { IngestAnswer, IngestRequest, IngestThreadData } from './ingest-protocol';
+import type {
+  IngestAnswer,
+  IngestNotice,
+  IngestRequest,
+  IngestThreadData,
+  UpkeepRequest,
+} from './ingest-protocol';
 import { type GroupingMaps, prepareEnvelope } from './prepare-envelope';
 
 /** Envelopes taken into one transaction at most: one commit (one fsync) for all of them. */
 const MAX_BATCH = 256;
+/**
+ * Envelope bytes taken into one transaction (at least one envelope): what one commit writes to
+ * the WAL stays well inside the WAL's share of MONITORING_INBOX_MAX_MB (./store-cap.ts).
+ */
+const MAX_BATCH_BYTES = 512 * 1024;
+/** Free pages given back per transaction after a clear (4 MiB of 4 KiB pages). */
+const RECLAIM_PAGES = 1024;
 
 serveIngest();
 
@@ -25,8 +38,9 @@ serveIngest();
 function serveIngest(): void {
   const port = parentPort;
   if (!port) throw new Error('ingest-worker.ts runs as a worker thread');
-  const { databasePath, maxEvents, buildOutput } = workerData as IngestThreadData;
-  const database = openInboxDatabase(databasePath, { maxEvents });
+  const { databasePath, maxEvents, maxMb, buildOutput } = workerData as IngestThreadData;
+  const database = openInboxDatabase(databasePath, { maxEvents, maxMb });
+  const notify = (notice: IngestNotice) => port.postMessage(notice);
   const maps: GroupingMaps | undefined = buildOutput && {
     store: firstOfStores([
       createDirectoryMapStore({ root: buildOutput.clientMapsDir }),
@@ -37,17 +51,69 @@ function serveIngest(): void {
   };
   // One batch at a time: what arrives meanwhile waits in the port and joins the next batch.
   let working: Promise<void> = Promise.resolve();
-  port.on('message', (first: IngestRequest) => {
+  // Upkeep runs one short transaction per turn of this queue, so reports that arrive meanwhile
+  // wait for one step at most, never for the whole clear.
+  const upkeepStep = inboxUpkeep(database);
+  let upkeepQueued = false;
+  const upkeep = () => {
+    if (upkeepQueued) return;
+    upkeepQueued = true;
+    working = working.then(() => {
+      upkeepQueued = false;
+      if (upkeepStep()) upkeep();
+      else notify({ kind: 'upkeep-done' });
+    });
+  };
+  const ingest = (first: IngestRequest) => {
     working = working.then(async () => {
       const batch = [first];
-      while (batch.length < MAX_BATCH) {
+      let bytes = first.bytes.byteLength;
+      while (batch.length < MAX_BATCH && bytes < MAX_BATCH_BYTES) {
         const next = receiveMessageOnPort(port);
         if (!next) break;
+        // An upkeep request among the reports: noted, the batch goes on.
+        if (isUpkeepRequest(next.message)) {
+          upkeep();
+          continue;
+        }
         batch.push(next.message as IngestRequest);
+        bytes += (next.message as IngestRequest).bytes.byteLength;
       }
       for (const answer of await ingestBatch(batch, database, maps)) port.postMessage(answer);
+      const evicted = database.takeEvictedIssues();
+      if (evicted > 0) notify({ kind: 'evicted', issues: evicted });
     });
+  };
+  port.on('message', (message: IngestRequest | UpkeepRequest) => {
+    if (isUpkeepRequest(message)) upkeep();
+    else ingest(message);
   });
+  // A clear that a stopped thread (or process) left unfinished goes on.
+  upkeep();
+}
+
+function isUpkeepRequest(message: unknown): message is UpkeepRequest {
+  return (message as { kind?: unknown } | null)?.kind === 'upkeep';
+}
+
+/**
+ * What the inbox has to do besides storing, a step at a time: a batch of the clear under way;
+ * once it is done, free pages given back to the file system a transaction at a time, and the
+ * WAL checkpointed and truncated, so that the file shrinks on disk. A step says whether there is
+ * more to do.
+ */
+function inboxUpkeep(database: InboxDatabase): () => boolean {
+  let reclaiming = false;
+  return () => {
+    const step = database.clearStep(Date.now());
+    if (step && !step.done) return true;
+    if (step?.done) reclaiming = true;
+    if (!reclaiming) return false;
+    if (database.reclaimSpace(RECLAIM_PAGES) > 0) return true;
+    reclaiming = false;
+    database.checkpoint();
+    return false;
+  };
 }
 
 async function ingestBatch(

@@ -47,17 +47,26 @@ export class InboxUnavailableError extends Error {
 }
 
 export function localInbox(): LocalInbox {
-  const { monitoring, inboxMaxEvents } = serverConfig();
+  const { monitoring, inboxMaxEvents, inboxMaxMb } = serverConfig();
   if (monitoring.kind !== 'local-inbox') {
     throw new Error('The local inbox is only used when SENTRY_DSN is not set');
   }
   const dir = resolve(monitoring.inboxDir);
-  return processShared(`local-inbox:${dir}`, () => openLocalInbox(dir, inboxMaxEvents));
+  return processShared(`local-inbox:${dir}`, () =>
+    openLocalInbox(dir, { maxEvents: inboxMaxEvents, maxMb: inboxMaxMb }),
+  );
 }
 
-export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
+export interface InboxLimits {
+  /** MONITORING_INBOX_MAX_EVENTS. */
+  maxEvents: number;
+  /** MONITORING_INBOX_MAX_MB. */
+  maxMb: number;
+}
+
+export function openLocalInbox(dir: string, limits: InboxLimits): LocalInbox {
   const databasePath = join(dir, DATABASE_FILE);
-  const opened = openDatabaseIn(dir, maxEvents);
+  const opened = openDatabaseIn(dir, limits);
   const database = 'database' in opened ? opened.database : undefined;
   const problem = 'problem' in opened ? opened.problem : undefined;
   if ('error' in opened) {
@@ -82,7 +91,10 @@ export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
         const buildOutput = buildOutputOf(import.meta.url);
         thread = createIngestThread({
           databasePath,
-          maxEvents,
+          ...limits,
+          onNotice: (notice) => {
+            if (notice.kind === 'evicted') noteEviction(notice.issues, limits.maxMb);
+          },
           ...(buildOutput ? { buildOutput } : {}),
         });
       }
@@ -109,7 +121,10 @@ export function openLocalInbox(dir: string, maxEvents: number): LocalInbox {
 export function prepareInboxAtStart(config: ServerConfig): string | undefined {
   if (config.monitoring.kind !== 'local-inbox') return undefined;
   const dir = resolve(config.monitoring.inboxDir);
-  const opened = openDatabaseIn(dir, config.inboxMaxEvents);
+  const opened = openDatabaseIn(dir, {
+    maxEvents: config.inboxMaxEvents,
+    maxMb: config.inboxMaxMb,
+  });
   if ('problem' in opened) return opened.problem;
   try {
     const sessions = openInboxSessions(join(dir, DATABASE_FILE), SESSION_LIMITS);
@@ -131,18 +146,28 @@ const SESSION_LIMITS = {
 
 function openDatabaseIn(
   dir: string,
-  maxEvents: number,
+  limits: InboxLimits,
 ): { database: InboxDatabase } | { problem: string; error: unknown } {
   const databasePath = join(dir, DATABASE_FILE);
   try {
     makeDirectory(dir);
-    return { database: openInboxDatabase(databasePath, { maxEvents }) };
+    return { database: openInboxDatabase(databasePath, limits) };
   } catch (error) {
     return {
       problem: `the inbox database ${databasePath} cannot be opened: ${messageOf(error)}`,
       error,
     };
   }
+}
+
+/**
+ * The store is at its cap and evicting (decision 1000): /health says so while it lasts, and a
+ * rate-limited line says so in the log (a flood makes this happen on every batch).
+ */
+function noteEviction(issues: number, maxMb: number): void {
+  const detail = `the inbox database is at MONITORING_INBOX_MAX_MB (${maxMb} MiB): the issues seen longest ago are evicted`;
+  healthSignals().note('inbox-at-cap', detail);
+  warnLimited('inbox evicting', `[inbox] ${detail} (${issues} just now)`);
 }
 
 /**

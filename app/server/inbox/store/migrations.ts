@@ -1,3 +1,7 @@
+import { KNOWN_ITEM_TYPES, OTHER_ITEM_TYPE } from '../classify-envelope';
+
+const knownTypes = [...KNOWN_ITEM_TYPES, OTHER_ITEM_TYPE].map((type) => `'${type}'`).join(', ');
+
 /**
  * The inbox database's schema, as versioned migrations: entry N takes PRAGMA user_version from
  * N to N + 1. Never edit a released entry; append a new one.
@@ -116,5 +120,48 @@ export const MIGRATIONS: readonly string[] = [
     last_seen_at INTEGER NOT NULL
   );
   CREATE INDEX inbox_sessions_last_seen ON inbox_sessions (last_seen_at);
+  `,
+  // 4: bounded by what is stored (issue 32, decision 1000). Unknown item types fold into one
+  // "other" row; the clear runs as a job in batches (its progress here, for every worker's
+  // page); session outcomes are counted by triggers, so bounding them costs no scan. Search
+  // reads an issue's page URLs from a table of their own: an index on issue_tags (any, and a
+  // partial one worse) made every tag's upsert several times slower, and a flood of tagged
+  // issues is what the store must take at the cap.
+  `
+  DROP INDEX issue_tags_key_value;
+  CREATE TABLE issue_urls (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    PRIMARY KEY (issue_id, url)
+  ) WITHOUT ROWID;
+  INSERT INTO issue_urls (issue_id, url) SELECT issue_id, value FROM issue_tags WHERE key = 'url';
+
+  INSERT INTO item_counts (type, count)
+    SELECT '${OTHER_ITEM_TYPE}', sum(count) FROM item_counts WHERE type NOT IN (${knownTypes})
+    HAVING count(*) > 0
+    ON CONFLICT (type) DO UPDATE SET count = count + excluded.count;
+  DELETE FROM item_counts WHERE type NOT IN (${knownTypes});
+
+  CREATE TABLE inbox_clear (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    -- Issues with an id up to this one are deleted: those there were when it was asked for.
+    up_to INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    deleted INTEGER NOT NULL,
+    requested_at INTEGER NOT NULL,
+    finished_at INTEGER
+  );
+
+  CREATE TABLE row_counts (
+    name TEXT PRIMARY KEY,
+    n INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO row_counts (name, n) SELECT 'session_outcomes', count(*) FROM session_outcomes;
+  CREATE TRIGGER session_outcomes_added AFTER INSERT ON session_outcomes BEGIN
+    UPDATE row_counts SET n = n + 1 WHERE name = 'session_outcomes';
+  END;
+  CREATE TRIGGER session_outcomes_removed AFTER DELETE ON session_outcomes BEGIN
+    UPDATE row_counts SET n = n - 1 WHERE name = 'session_outcomes';
+  END;
   `,
 ];

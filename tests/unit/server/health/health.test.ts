@@ -24,16 +24,19 @@ it('reports a trouble with its latest detail, and starts an episode once however
   expect(started).toEqual(['pages-shed: 8 renders running']);
 });
 
-it('lets a trouble with no end of its own lapse, and a later one start a new episode', () => {
-  const { signals, started, tick } = harness();
-  signals.note('pages-shed', 'lag');
-  tick(TROUBLE_LINGERS_MS - 1);
-  expect(signals.reasons()).toHaveLength(1);
-  tick(1);
-  expect(signals.reasons()).toEqual([]);
-  signals.note('pages-shed', 'lag again');
-  expect(started).toEqual(['pages-shed: lag', 'pages-shed: lag again']);
-});
+it.each(['pages-shed', 'inbox-at-cap'] as const)(
+  'lets %s, a trouble with no end of its own, lapse, and a later one start a new episode',
+  (trouble) => {
+    const { signals, started, tick } = harness();
+    signals.note(trouble, 'now');
+    tick(TROUBLE_LINGERS_MS - 1);
+    expect(signals.reasons()).toHaveLength(1);
+    tick(1);
+    expect(signals.reasons()).toEqual([]);
+    signals.note(trouble, 'again');
+    expect(started).toEqual([`${trouble}: now`, `${trouble}: again`]);
+  },
+);
 
 it('ends a trouble when it is cleared, and lists several in a fixed order', () => {
   const { signals } = harness();

@@ -94,6 +94,9 @@ describe('classifyEnvelope: the error event', () => {
         '{"discarded_events":[]}',
         '{"type":"attachment","length":1}',
         'a',
+        // A well-formed name Relay does not know: one bucket for all of them (issue 32's type bomb).
+        '{"type":"qwertyuiopasdfghjklzxcvbnmqw","length":0}',
+        '',
         '{"type":"Weird Type"}',
         '{}',
         '',
@@ -106,7 +109,7 @@ describe('classifyEnvelope: the error event', () => {
       span: 1,
       client_report: 1,
       attachment: 1,
-      other: 1,
+      other: 2,
     });
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   type PreparedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
+import { PAGE_SIZE } from '#app/server/inbox/store/store-cap';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
@@ -231,7 +232,7 @@ describe('retention', () => {
     expect(db.issue(1, NOW)?.storedEvents).toBe(1);
     expect(db.issue(2, NOW)).toMatchObject({ count: 50 });
     expect(db.event(1)).toBeDefined();
-  });
+  }, 60_000);
 });
 
 describe('release health and counts', () => {
@@ -279,7 +280,12 @@ describe('release health and counts', () => {
   it('never lets items that are not errors evict an error', () => {
     const { db } = open(1);
     db.ingest([event()], NOW);
-    for (let i = 0; i < 1500; i++) db.ingest([{ sessions: [], counts: { span: 1 } }], NOW);
+    // In batches, as the ingest thread commits them: 1,500 commits would only test the disk.
+    const spans: PreparedEnvelope[] = Array.from({ length: 100 }, () => ({
+      sessions: [],
+      counts: { span: 1 },
+    }));
+    for (let i = 0; i < 15; i++) db.ingest(spans, NOW);
     expect(db.totals().storedEvents).toBe(1);
     expect(db.itemCounts().span).toBe(1500);
   });
@@ -294,7 +300,9 @@ describe('the file', () => {
     const again = openInboxDatabase(path, { maxEvents: 10 });
     opened.push(again);
     expect(list(again).total).toBe(1);
-    expect(again.clear()).toBe(1);
+    expect(again.requestClear(NOW)).toEqual({ total: 1, deleted: 0, done: false });
+    expect(again.clearStep(NOW)).toEqual({ total: 1, deleted: 1, done: true });
+    expect(again.clearStep(NOW)).toBeUndefined();
     expect(list(again).total).toBe(0);
     expect(again.totals()).toEqual({ issues: 0, events: 0, storedEvents: 0 });
   });
@@ -353,5 +361,169 @@ describe('what a client cannot grow without bound', () => {
     const health = db.releaseHealth();
     expect(health.length).toBeLessThanOrEqual(50);
     expect(health.find((row) => row.release === '(other)')?.sessions).toBe(200);
+  });
+});
+
+/** An event that opens an issue of its own, as the tagged-issue flood sends: ~14 KB stored. */
+function taggedIssue(n: number): PreparedEnvelope {
+  const noise = (i: number) => `${n}-${i}-`.padEnd(200, 'abcdefghijklmnopqrstuvwxyz'[i % 26]);
+  return event({
+    hashes: [`tagged-${n}`],
+    release: `release-${n}`,
+    tags: Array.from({ length: 30 }, (_, i): [string, string] => [`key-${i}`, noise(i)]),
+  });
+}
+
+/** What the file and its WAL take on disk, bytes. */
+function onDisk(path: string): number {
+  const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+  return size(path) + size(`${path}-wal`);
+}
+
+function rows(path: string, table: string): number {
+  const Database = require('better-sqlite3');
+  const handle = new Database(path, { readonly: true });
+  try {
+    return handle.prepare(`SELECT count(*) AS n FROM ${table}`).get().n;
+  } finally {
+    handle.close();
+  }
+}
+
+describe('the cap on disk (MONITORING_INBOX_MAX_MB)', () => {
+  it('holds the file and its WAL within 8 MiB under a flood of tagged issues, keeping the newest', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const db = openInboxDatabase(path, { maxEvents: 10_000, maxMb: 8 });
+    opened.push(db);
+    let evicted = 0;
+    let largest = 0;
+    // ~14 KB an issue: 1,200 of them is 17 MB, twice the cap.
+    for (let batch = 0; batch < 60; batch++) {
+      db.ingest(
+        Array.from({ length: 20 }, (_, i) => taggedIssue(batch * 20 + i)),
+        NOW + batch,
+      );
+      evicted += db.takeEvictedIssues();
+      largest = Math.max(largest, onDisk(path));
+    }
+    expect(largest).toBeLessThanOrEqual(8 * 1024 * 1024);
+    expect(evicted).toBeGreaterThan(400);
+    const { issues } = list(db, { pageSize: 5 });
+    // The newest are there, the oldest went first, their hashes, releases and tags with them.
+    expect(issues[0]?.id).toBe(1_200);
+    expect(db.issue(evicted, NOW)).toBeUndefined();
+    expect(db.issue(evicted + 1, NOW)).toBeDefined();
+    expect(db.totals().issues).toBe(1_200 - evicted);
+    expect(rows(path, 'issue_hashes')).toBe(1_200 - evicted);
+    expect(rows(path, 'issue_releases')).toBe(1_200 - evicted);
+    expect(rows(path, 'issue_tags')).toBe(30 * (1_200 - evicted));
+    expect(db.takeEvictedIssues()).toBe(0);
+  }, 60_000);
+
+  it('keeps the one issue left and evicts its oldest events instead', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const db = openInboxDatabase(path, { maxEvents: 1_000_000, maxMb: 8 });
+    opened.push(db);
+    const payload = JSON.stringify({ filler: 'x'.repeat(20_000) });
+    for (let i = 0; i < 600; i++) db.ingest([event({ payload })], NOW + i);
+    expect(onDisk(path)).toBeLessThanOrEqual(8 * 1024 * 1024);
+    expect(db.totals().issues).toBe(1);
+    expect(db.totals().events).toBe(600);
+    expect(db.totals().storedEvents).toBeLessThan(600);
+    expect(db.event(1)).toBeDefined();
+  }, 60_000);
+
+  it('bounds session outcomes to the cap’s share (128 a MiB), the oldest going first', () => {
+    const { path } = open();
+    const db = openInboxDatabase(path, { maxEvents: 100, maxMb: 8 });
+    opened.push(db);
+    for (let envelope = 0; envelope < 30; envelope++) {
+      const sessions = Array.from({ length: 100 }, (_, i) => ({
+        release: 'app@1.0.0',
+        environment: 'production',
+        started: 1,
+        errored: 1,
+        crashed: 1,
+        abnormal: 0,
+        sessionId: (envelope * 100 + i).toString(16).padStart(32, '0'),
+      }));
+      db.ingest([{ sessions, counts: { session: 100 } }], NOW + envelope);
+    }
+    expect(rows(path, 'session_outcomes')).toBe(8 * 128);
+    expect(db.releaseHealth()[0]).toMatchObject({ sessions: 3_000, crashed: 3_000 });
+  });
+
+  it('caps the releases and environments an issue keeps, the rest as "(other)"', () => {
+    const { db } = open();
+    for (let i = 0; i < 130; i++) {
+      db.ingest([event({ release: `rel-${i}`, environment: `env-${i}` })], NOW + i);
+    }
+    const issue = db.issue(1, NOW);
+    expect(issue?.releases).toHaveLength(101);
+    expect(issue?.releases).toContain('(other)');
+    expect(issue?.environments).toHaveLength(21);
+    expect(issue?.count).toBe(130);
+  });
+});
+
+describe('clearing in batches', () => {
+  it('deletes the issues there were when asked, a batch a step, and the file shrinks after', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const db = openInboxDatabase(path, { maxEvents: 10_000, maxMb: 64 });
+    opened.push(db);
+    for (let batch = 0; batch < 25; batch++) {
+      db.ingest(
+        Array.from({ length: 20 }, (_, i) => taggedIssue(batch * 20 + i)),
+        NOW,
+      );
+    }
+    db.checkpoint();
+    const before = onDisk(path);
+    expect(db.requestClear(NOW)).toEqual({ total: 500, deleted: 0, done: false });
+    // An issue that arrives during the clear stays.
+    db.ingest([event({ hashes: ['after'] })], NOW);
+    const steps = [];
+    for (let step = db.clearStep(NOW); step; step = db.clearStep(NOW)) steps.push(step);
+    expect(steps).toEqual([
+      { total: 500, deleted: 200, done: false },
+      { total: 500, deleted: 400, done: false },
+      { total: 500, deleted: 500, done: true },
+    ]);
+    expect(db.clearProgress()).toEqual({ total: 500, deleted: 500, done: true });
+    expect(db.totals().issues).toBe(1);
+    while (db.reclaimSpace(1024) > 0) {}
+    db.checkpoint();
+    expect(onDisk(path)).toBeLessThan(before / 4);
+  }, 60_000);
+
+  it('starts from a file made before: it takes incremental vacuum, and unknown item types fold into "other"', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const Database = require('better-sqlite3');
+    const old = new Database(path);
+    for (const step of MIGRATIONS.slice(0, 3)) old.exec(step);
+    old.pragma('user_version = 3');
+    const insert = old.prepare('INSERT INTO item_counts (type, count) VALUES (?, ?)');
+    insert.run('span', 2);
+    insert.run('other', 1);
+    old.transaction(() => {
+      for (let i = 0; i < 500; i++) insert.run(`q${i.toString(36).padStart(28, 'x')}`, 1);
+    })();
+    old.close();
+    const db = openInboxDatabase(path, { maxEvents: 100 });
+    opened.push(db);
+    expect({ ...db.itemCounts() }).toEqual({ other: 501, span: 2 });
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma('auto_vacuum', { simple: true })).toBe(2);
+    check.close();
+  });
+});
+
+describe('the page size the cap assumes', () => {
+  it('is SQLite’s default', () => {
+    const { path } = open();
+    const Database = require('better-sqlite3');
+    const check = new Database(path, { readonly: true });
+    expect(check.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
+    check.close();
   });
 });
