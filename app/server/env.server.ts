@@ -17,13 +17,13 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { spotlightSidecarUrl } from './failures/sentry-client.server';
+import { DEFAULT_INBOX_MAX_MB, MAX_INBOX_MAX_MB, MIN_INBOX_MAX_MB } from './inbox/store/store-cap';
 import {
   NO_TRUSTED_PROXIES,
   PROXY_RANGE_NAMES,
   type TrustedProxies,
   trustedProxiesOf,
 } from './security/client-key';
-import { DEFAULT_INBOX_MAX_MB, MAX_INBOX_MAX_MB, MIN_INBOX_MAX_MB } from './inbox/store/store-cap';
 
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
