@@ -1,9 +1,8 @@
 /**
  * The local inbox's ingest queue shared fairly (issue 32), against the built server with two
  * workers in a network namespace of the test's own. 30 addresses, each under its own rate,
- * post envelopes without pause, each a new issue with 10 tags and a release of its own, 80 at a
- * time each
- * (tests/fixtures/ingest-flood.ts): more than the 1,024 that may wait in each worker, and more
+ * post envelopes without pause, each a new issue with 10 tags and a release of its own, 80 at
+ * a time each (tests/fixtures/ingest-flood.ts): more than the 1,024 that may wait in each worker, and more
  * than the store keeps up with. One queue, first come first served, made a visitor's report
  * wait behind all of them or refused it (503): 23 of 40 stored here (48% in the review).
  * Shared fairly, a visitor posting a small report every 250 ms has it stored, and its id back.
