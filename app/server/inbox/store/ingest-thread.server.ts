@@ -39,10 +39,12 @@ import { createFairQueue } from './ingest-shares';
  */
 export const MAX_PENDING_INGESTS = 1024;
 /**
- * Envelopes one client may have waiting: a 16th of the queue, so that it takes 16 clients to
- * fill it, and a browser's burst (the SDK keeps at most 64) still fits.
+ * Envelopes one client may have waiting: half the queue, so that a client alone never fills it
+ * (another finds room without pushing anyone out), while a burst from one client, or from a
+ * proxy's many visitors, still fits. What keeps clients fair under a flood is the order they are
+ * served in and who is pushed out (./ingest-shares.ts), not this.
  */
-export const INGEST_SHARE_PER_CLIENT = 64;
+export const INGEST_SHARE_PER_CLIENT = MAX_PENDING_INGESTS / 2;
 /**
  * Envelopes handed to the thread at once: enough for a batch worth its one commit, few enough
  * that a report taken in its client's turn waits behind a fraction of a second of work.
