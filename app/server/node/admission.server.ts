@@ -68,8 +68,8 @@ export function requestKind(
 /**
  * Which places a server-function call waits for. `inbox-access`: signing in to the inbox and
  * out of it, a lane of their own, so that the operator can sign in while other callers hold
- * every place of the other lane (2 addresses trickling 4 bodies each made 8 of 9 sign-ins a
- * 503, decision 1012). `calls`: every other. Pure.
+ * every place of the other lane (2–3 addresses trickling 4–8 bodies each made 8 of 9 sign-ins
+ * a 503, decision 1012). `calls`: every other. Pure.
  */
 export type ServerFunctionLane = 'inbox-access' | 'calls';
 
