@@ -46,10 +46,13 @@ export const MAX_PENDING_INGESTS = 1024;
  */
 export const INGEST_SHARE_PER_CLIENT = MAX_PENDING_INGESTS / 2;
 /**
- * Envelopes handed to the thread at once: enough for a batch worth its one commit, few enough
- * that a report taken in its client's turn waits behind a fraction of a second of work.
+ * Envelopes handed to the thread at once: enough for batches worth their one commit each, few
+ * enough that a report taken in its client's turn waits behind a fraction of a second of work.
+ * The thread is topped up once half of them are answered, so that the next batch is already
+ * waiting when one ends: handed on one by one as answers came, batches shrank to an envelope or
+ * two, a commit each, and ingest slowed down.
  */
-export const MAX_INGESTS_IN_THREAD = 32;
+export const MAX_INGESTS_IN_THREAD = 64;
 /**
  * The longest an envelope waits for its turn before it is refused (503, Retry-After): the
  * clients in turn keep a visitor's wait far below this; a client with many waiting meets it.
@@ -128,8 +131,9 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
     for (const wake of waitingForIdle) wake();
   };
 
-  /** Gives the thread the next envelopes in turn while it has room for them. */
+  /** Gives the thread the next envelopes in turn, once it has room for half of them. */
   const handOn = () => {
+    if (pending.size > maxInThread / 2) return;
     while (pending.size < maxInThread) {
       const next = waiting.take();
       if (!next) return;
