@@ -76,17 +76,26 @@ function endlessHeaderLines(from: string, count: number) {
   };
 }
 
-/** The newcomer's request on a new connection: its status, or how it failed. */
+/**
+ * The newcomer's request on a new connection: its status, or how it failed. The relay into the
+ * namespace (tests/support/network-namespace.ts) is one process for the attackers' churn too:
+ * when its own socket refuses (EAGAIN), the connection never reached the server, and is tried
+ * again; anything the server does (a reset, a timeout) counts.
+ */
 async function newcomer(path: string, body?: Buffer): Promise<number | string> {
-  try {
-    const answer = await rawRequest(`http://127.0.0.1:${port}${path}`, {
-      ...(body ? { method: 'POST', body } : {}),
-      connect: () => namespace.connect(NEWCOMER, '127.0.0.1', port),
-      timeoutMs: 5_000,
-    });
-    return answer.status;
-  } catch (error) {
-    return (error as Error).message;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const answer = await rawRequest(`http://127.0.0.1:${port}${path}`, {
+        ...(body ? { method: 'POST', body } : {}),
+        connect: () => namespace.connect(NEWCOMER, '127.0.0.1', port),
+        timeoutMs: 5_000,
+      });
+      return answer.status;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (!/EAGAIN .*relay\.sock/.test(message) || attempt === 20) return message;
+      await new Promise((done) => setTimeout(done, 50));
+    }
   }
 }
 
