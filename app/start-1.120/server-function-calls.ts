@@ -21,6 +21,20 @@ export function serverFunctionIdOf(path: string): string | undefined {
 }
 
 /**
+ * The id Start 1.120's compiler gives the server function exported as `exportName` from `file`
+ * (its path from the project root): what `/_server/<id>` names. Mirrors `makeFileLocationUrlSafe`
+ * of @tanstack/directive-functions-plugin 1.120 (dist/esm/compilers.js), for the entry, which
+ * routes calls before Start runs and cannot import the functions themselves.
+ */
+export function serverFunctionIdFor(file: string, exportName: string): string {
+  return `${file}--${exportName}_createServerFn_handler`
+    .replace(/[^a-zA-Z0-9-_]/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^_|_$/g, '')
+    .replace(/_--/g, '--');
+}
+
+/**
  * Which server function calls Start 1.120's handler can parse, decided before it tries: it
  * answers anything else with its raw exception text (500) and prints it over several lines.
  * Pure, so each shape is tested without a server; mirrors

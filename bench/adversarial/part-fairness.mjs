@@ -8,7 +8,11 @@
 //   held budget  70 uploads of 1 MiB that stall a byte short (local inbox mode), from one
 //              address and from 35: real reports of ~6 KB, and what the uploads were answered;
 //   Sentry pool  900 trickled bodies from 100 addresses (Sentry mode, a fake ingest): the
-//              server's connections to the ingest at most, and real reports meanwhile.
+//              server's connections to the ingest at most, and real reports meanwhile;
+//   header lines  12 addresses × 150 tunnel posts whose header line never ends (issue 32), at a
+//              cap of 1,612 connections: the newcomer's /health and /about;
+//   sign-in    3 addresses × 8 server-function calls whose bodies trickle (issue 32): the
+//              operator's sign-in with the right token, every 500 ms.
 // BENCH_SERVER_ENTRY=<an older .output>/server/index.mjs gives the "before" figures.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +48,8 @@ a newcomer on 127.0.0.1 asks meanwhile, each request on a new connection.\n`,
     ['held budget, 70 stalled 1 MiB uploads from 1 address', (s) => heldBudget(s, 1)],
     ['held budget, 70 stalled 1 MiB uploads from 35 addresses', (s) => heldBudget(s, 35)],
     ['Sentry pool, 900 trickled bodies from 100 addresses', sentryPool],
+    ['header lines, 12 addresses × 150 tunnel posts never ending (cap 1,612)', headerLines],
+    ['sign-in, 3 addresses × 8 trickled server-function bodies', signIn],
   ];
   try {
     for (const [index, [label, run]] of scenarios.entries()) {
@@ -126,6 +132,64 @@ function slowloris({ dir, complaints, label }) {
         newcomer: `/health, /about: ${answers(results)}`,
         note: `${opened.held} held of ${opened.connected} connected`,
       };
+    },
+  });
+}
+
+/**
+ * At a descriptor limit of 2,048 (a cap of 1,612 connections): the server's cap of 10,000 would
+ * take 12,000 posts, most of them refused and reopened every second once each client holds its
+ * 8, and that churn kept the attacking process from ever reporting.
+ */
+function headerLines({ dir, complaints, label }) {
+  return underAttack({
+    env: { SENTRY_DSN: '', MONITORING_INBOX_DIR: dir },
+    fdLimit: 2048,
+    label,
+    complaints,
+    attack: { kind: 'header-line', count: 1_800, from: addresses('127.0.5', 12) },
+    measure: async (server, opened) => {
+      const results = await probeEvery(
+        (() => {
+          let n = 0;
+          return () => probe(`${server.origin}${n++ % 2 === 0 ? '/health' : '/about'}`);
+        })(),
+        { durationMs: 24 * 250, intervalMs: 250 },
+      );
+      return {
+        newcomer: `/health, /about: ${answers(results)}`,
+        note: `${opened.held} held of ${opened.connected} connected`,
+      };
+    },
+  });
+}
+
+const TOKEN = 'the-operators-token-for-the-bench';
+// tests/support/server-function-paths.ts's SIGN_IN_TO_INBOX_FN.
+const SIGN_IN_FN = '/_server/app_server_inbox_functions_ts--signInToInbox_createServerFn_handler';
+
+function signIn({ dir, complaints, label }) {
+  return underAttack({
+    env: {
+      SENTRY_DSN: '',
+      MONITORING_INBOX_DIR: dir,
+      MONITORING_INBOX_TOKEN: TOKEN,
+      MONITORING_INBOX_TRUST_LOOPBACK: 'false',
+    },
+    label,
+    complaints,
+    attack: { kind: 'server-function', count: 24, from: addresses('127.0.6', 3) },
+    measure: async (server) => {
+      const results = await probeEvery(
+        () =>
+          probe(`${server.origin}${SIGN_IN_FN}?createServerFn`, {
+            method: 'POST',
+            body: `token=${TOKEN}`,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          }),
+        { durationMs: 10 * 500, intervalMs: 500 },
+      );
+      return { newcomer: `operator's sign-in (303 = signed in): ${answers(results)}` };
     },
   });
 }

@@ -1,6 +1,6 @@
 // Part 4: starvation (issue 22). /about probed with no other load, then while 16 callers loop
-// on each public server function in turn, and while 16 calls of one hold their places with
-// bodies that trickle in: /about's p50, p99 and 503s side by side. Defaults (local inbox mode,
+// on each public server function in turn, and while 16 calls of one trickle their bodies
+// (before decision 1012 each held a call place): /about's p50, p99 and 503s side by side. Defaults (local inbox mode,
 // load shedding at 100 ms), as an anonymous client meets the server. Against an older build
 // (BENCH_SERVER_ENTRY) the same rows show the before: there getRuntimeHealth took `sampleMs`.
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ export async function starvationPart() {
   console.log(
     `Part 4. Starvation: /about probed every ${PROBE_EVERY_MS} ms on a new connection for ${PROBE_MS / 1000} s (browser User-Agent), idle,
 then while ${CALLERS} callers loop on each public server function (autocannon -c${CALLERS}, in a process of its own,
-from ${RAMP_MS / 1000} s before), and while ${CALLERS} calls of the inbox sign-in hold their places (Content-Length 60,000,
+from ${RAMP_MS / 1000} s before), and while ${CALLERS} calls of the inbox sign-in trickle their bodies (Content-Length 60,000,
 one byte a second). Local inbox mode, load shedding at its default.\n`,
   );
   const root = makeTempDir('adversarial-starvation-');

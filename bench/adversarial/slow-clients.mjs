@@ -10,8 +10,10 @@
 // a client the server closed opens again a second later, as an attacker's would; `dsn`: the
 // envelopes' (the local inbox's by default).
 //   server-function: a public server function's POST (the inbox sign-in) with Content-Length
-//            60,000 whose body trickles: Start reads the body first, so each call holds a
-//            server-function place (the server's answer: 408 at REQUEST_TIMEOUT_MS, 30 s).
+//            60,000 whose body trickles: before decision 1012 each call held a server-function
+//            place (the server's answer: 408 at REQUEST_TIMEOUT_MS, 30 s);
+//   header-line: POST /monitoring with Content-Length 60,000 whose header line (`{"dsn":"`)
+//            never ends: before decision 1011 it was read outside the client's 8 slots.
 // Messages to the parent: { opened } once all have connected, { closed } after 'close'.
 import { connect } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,6 +41,12 @@ function requestStart(port, kind, dsn = LOCAL_DSN) {
     return (
       `POST ${SIGN_IN_FN}?createServerFn HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
       'Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{"data":{"token":"'
+    );
+  }
+  if (kind === 'header-line') {
+    return (
+      `POST /monitoring?o=0&p=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      'Content-Type: application/x-sentry-envelope\r\nContent-Length: 60000\r\n\r\n{"dsn":"'
     );
   }
   const head = `${JSON.stringify({ dsn })}\n{"type":"event"}\n{"message":"`;

@@ -59,10 +59,10 @@ function callPath(path: string, data: unknown): string {
 }
 
 /**
- * A server-function call whose body never finishes arriving: Start reads the body before
- * anything else, so the call holds its place until the client gives up. `Expect:
- * 100-continue` makes Node answer "100 Continue" just before it hands the request to the
- * server's handler, so once that arrives the call has been admitted (or put in line).
+ * A server-function call whose body never finishes arriving: it holds one of its client's call
+ * slots until the client gives up (the entry reads the body before the call takes a place,
+ * decision 1012). `Expect: 100-continue` makes Node answer "100 Continue" just before it hands
+ * the request to the server's handler, so once that arrives the call holds its slot.
  */
 function heldCall(localAddress: string): Promise<{ socket: Socket; answered: () => boolean }> {
   const { hostname, port, host } = new URL(server.url);
@@ -89,7 +89,7 @@ function heldCall(localAddress: string): Promise<{ socket: Socket; answered: () 
 }
 
 describe('server-function calls wait apart from pages', () => {
-  it(`pages render while ${2 * PLACES} calls hold or wait for every server-function place`, async () => {
+  it(`pages render while ${2 * PLACES} server-function calls trickle their bodies`, async () => {
     // From clients of their own (127.0.6.x), each within its share of the places.
     const held = await Promise.all(
       Array.from({ length: 2 * PLACES }, (_, i) => heldCall(`127.0.6.${1 + (i % CLIENTS)}`)),

@@ -184,7 +184,7 @@ describe('Sentry mode: connections to Sentry', () => {
     expect(fake.connections()).toBeLessThanOrEqual(64 + 1);
     expect(fake.started()).toBe(64 + 5);
     expect(await server.printedSince(0)).toContain(
-      '[tunnel] 429 client 127.0.0.2 has 8 envelopes streaming to Sentry already',
+      '[tunnel] 429 client 127.0.0.2 has 8 envelopes arriving already',
     );
   }, 60_000);
 });

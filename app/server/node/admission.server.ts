@@ -11,8 +11,10 @@ import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { requestClientKey } from '#app/server/security/client-key';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
 import { processShared } from '#app/start-1.120/process-shared.server';
+import { serverFunctionIdFor, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
 import { answerText, pathOf } from './entry-refusals';
 import {
+  CONCURRENT_INBOX_ACCESS_CALLS,
   CONCURRENT_RENDERS,
   CONCURRENT_SERVER_FUNCTION_CALLS,
   MAX_RENDER_WAIT_MS,
@@ -61,6 +63,25 @@ export function requestKind(
   const read = method === 'GET' || method === 'HEAD';
   if (read && (path.startsWith('/_build/') || publicFiles.has(path))) return 'file';
   return 'page';
+}
+
+/**
+ * Which places a server-function call waits for. `inbox-access`: signing in to the inbox and
+ * out of it, a lane of their own, so that the operator can sign in while other callers hold
+ * every place of the other lane (2–3 addresses trickling 4–8 bodies each made 8 of 9 sign-ins
+ * a 503, decision 1012). `calls`: every other. Pure.
+ */
+export type ServerFunctionLane = 'inbox-access' | 'calls';
+
+const INBOX_ACCESS_CALLS = new Set(
+  ['signInToInbox', 'signOutOfInbox'].map((name) =>
+    serverFunctionIdFor('app/server/inbox.functions.ts', name),
+  ),
+);
+
+export function serverFunctionLaneOf(path: string): ServerFunctionLane {
+  const id = serverFunctionIdOf(path);
+  return id !== undefined && INBOX_ACCESS_CALLS.has(id) ? 'inbox-access' : 'calls';
 }
 
 /**
@@ -326,6 +347,20 @@ export function createRequestAdmission(options: {
     setImmediate,
     waitThenRun,
   );
+  // Signing in and out: cheap calls, with places and a line of their own.
+  const inboxAccess = createAdmission(
+    {
+      concurrency: CONCURRENT_INBOX_ACCESS_CALLS,
+      maxOpen: CONCURRENT_INBOX_ACCESS_CALLS,
+      turnBudgetMs: SERVER_FUNCTION_TURN_BUDGET_MS,
+      maxQueued: MAX_WAITING_RENDERS,
+      maxWaitMs: MAX_RENDER_WAIT_MS,
+    },
+    now,
+    setImmediate,
+    waitThenRun,
+  );
+  const lanes = { calls: serverFunctions, 'inbox-access': inboxAccess };
   const callsPerClient = createClientSlots(SERVER_FUNCTION_CALLS_PER_CLIENT);
 
   return {
@@ -363,21 +398,51 @@ export function createRequestAdmission(options: {
         return;
       }
       res.once('close', () => callsPerClient.leave(client));
-      serverFunctions.admit({
-        start: (place) => {
-          res.once('close', place.release);
-          serve();
-        },
-        refuse: (reason) =>
-          shed(
-            res,
-            `${reason} (${CONCURRENT_SERVER_FUNCTION_CALLS} server-function calls running)`,
-            'server-function call shed',
-          ),
-        gone: () => req.socket.destroyed,
-      });
+      const lane = serverFunctionLaneOf(pathOf(req.url ?? '/'));
+      const places = lanes[lane];
+      // The body is read before a place is taken, under the client's slot only: a body
+      // trickling in for 30 s held a place all that time, and 8 of them held every place
+      // (decision 1012).
+      readBodyFirst(req, () =>
+        places.admit({
+          start: (place) => {
+            res.once('close', place.release);
+            serve();
+          },
+          refuse: (reason) =>
+            shed(
+              res,
+              `${reason} (${places.working()} ${lane === 'calls' ? 'server-function' : 'sign-in and sign-out'} calls running)`,
+              'server-function call shed',
+            ),
+          gone: () => req.socket.destroyed,
+        }),
+      );
     },
   };
+}
+
+/**
+ * Reads a call's whole body (at most SERVER_FUNCTION_MAX_BODY_BYTES: the entry refused larger
+ * ones and chunked ones) and keeps it where h3 looks first (`req.rawBody`), then calls `then`.
+ * h3's readRawBody and the web Request Start is given read those bytes instead of the socket.
+ * A body that never ends ends with its connection (Node's requestTimeout): `then` never runs,
+ * and the client's slot goes back with the response's close.
+ */
+function readBodyFirst(req: IncomingMessage, then: () => void): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (req.method !== 'POST' || !(declared > 0)) {
+    then();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  // Ignored: a client that goes away (or Node's 408) closes the response too.
+  req.on('error', () => {});
+  req.once('end', () => {
+    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.concat(chunks);
+    then();
+  });
 }
 
 /** A timer that never keeps the process alive on its own. */

@@ -44,6 +44,11 @@ export const MAX_OPEN_PAGES = 1_000;
 /** Server-function calls running at once: a line of their own, apart from pages. */
 export const CONCURRENT_SERVER_FUNCTION_CALLS = 8;
 /**
+ * Sign-in and sign-out calls running at once: a lane of their own, apart from the other calls,
+ * so that the operator can sign in whatever holds those (./admission.server.ts).
+ */
+export const CONCURRENT_INBOX_ACCESS_CALLS = 2;
+/**
  * Server-function calls one client may have running or waiting at once (past it, 429): half the
  * places, so that one client trickling its bodies cannot take every place (8 such calls held
  * sign-in, sign-out and the home page's calls for everyone, 30 s at a time).

@@ -82,11 +82,11 @@ export class Exchange {
    * the exchange closed; false (and a 429 sent) when the client holds them all. Slow uploads
    * serve a request, so no connection eviction would close them: this is their bound.
    */
-  holdArrivingSlot(what: string): boolean {
+  holdArrivingSlot(): boolean {
     const slots = this.options.streamingForwards;
     const client = this.client;
     if (!slots.enter(client)) {
-      this.overShare(`client ${client} has ${slots.perClient} envelopes ${what} already`);
+      this.overShare(`client ${client} has ${slots.perClient} envelopes arriving already`);
       return false;
     }
     let held = true;

@@ -61,8 +61,9 @@ class Forward {
     const { req, options } = exchange;
     // Whole: the body has ended, or every byte it announced is here.
     const declared = Number(req.headers['content-length'] ?? Number.NaN);
+    // A body still streaming holds its client's slot (./tunnel.server.ts) and goes on the
+    // streaming pool, so that slow clients can only hold that one.
     const streaming = !ended && exchange.received !== declared;
-    if (streaming && !this.exchange.holdArrivingSlot('streaming to Sentry')) return;
     const upstream = options.upstream.post(
       destination.envelopeUrl,
       forwardedHeaders(req),

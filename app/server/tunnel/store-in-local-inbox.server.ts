@@ -40,14 +40,9 @@ export function storeInLocalInbox(
     }
     return false;
   };
+  // The envelope holds one of its client's slots until its body has ended (taken before its
+  // header line was read: ./tunnel.server.ts).
   if (!hold(exchange.received)) return;
-  // An envelope still arriving holds one of its client's slots until its body has ended: a
-  // client trickling many small uploads held connections no eviction may close (each serves a
-  // request) and filled the server's connection cap from a dozen addresses.
-  if (!ended && !exchange.holdArrivingSlot('arriving')) {
-    exchange.head = [];
-    return;
-  }
   const save = () => {
     holding.arrived();
     const { head } = exchange;
@@ -56,7 +51,7 @@ export function storeInLocalInbox(
     options.localRate.charge(client, envelope.length);
     // Through a promise, so that a synchronous throw is answered like a rejection.
     Promise.resolve(envelope)
-      .then((bytes) => options.storeLocally(bytes))
+      .then((bytes) => options.storeLocally(bytes, client))
       .then(
         (stored) => {
           const id = stored.eventId ?? eventId;
@@ -70,8 +65,14 @@ export function storeInLocalInbox(
             exchange.reject(rejectionStatus(error), errorMessageOf(error));
             return;
           }
+          if (code === 'over-share') {
+            // The client has its share of the writes waiting: it waits, its reports kept.
+            exchange.overShare(errorMessageOf(error));
+            return;
+          }
           if (code === 'busy') {
-            // Too many writes waiting: overload, answered like a full receive buffer.
+            // Too many writes waiting, or one waited too long: overload, answered like a full
+            // receive buffer.
             exchange.fail(503, 'local inbox busy: too many envelopes being written', BUSY_HEADERS);
             return;
           }

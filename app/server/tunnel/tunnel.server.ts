@@ -65,6 +65,11 @@ function start(exchange: Exchange): void {
     exchange.rejectAndClose(413, `envelope of ${declared} bytes is over ${options.maxBytes}`);
     return;
   }
+  // From the first byte, an envelope still arriving holds one of its client's slots, until its
+  // body has ended: a header line that never ends held a connection no eviction may close (it
+  // serves a request), and 12 addresses filled the connection cap with them
+  // (docs/decisions/1011-header-line-under-the-clients-slot.md).
+  if (!exchange.holdArrivingSlot()) return;
   readHeaderLine(exchange, (line, ended) => route(exchange, candidates, line, ended));
   exchange.watchClient();
 }
@@ -119,12 +124,13 @@ export interface TunnelOptions {
   bodyTimeoutMs: number;
   upstream: Upstream;
   /**
-   * Where envelopes for the local inbox DSN go; resolves once stored, with the event's id as
-   * the store normalised it. A rejection answers by its IngestError code
-   * (app/server/inbox/store/ingest-protocol.ts): `rejected` 400 with its reason (what Relay
-   * refuses), `busy` 503, anything else 500.
+   * Where envelopes for the local inbox DSN go, with the client's key for its share of the
+   * store's queue; resolves once stored, with the event's id as the store normalised it. A
+   * rejection answers by its IngestError code (app/server/inbox/store/ingest-protocol.ts):
+   * `rejected` 400 with its reason (what Relay refuses), `over-share` 429, `busy` 503,
+   * anything else 500.
    */
-  storeLocally(envelope: Uint8Array): Promise<{ eventId?: string }>;
+  storeLocally(envelope: Uint8Array, client: string): Promise<{ eventId?: string }>;
   /**
    * What local envelopes being received may hold in memory: per client (then 429) and all
    * together (then 503).
@@ -133,8 +139,9 @@ export interface TunnelOptions {
   /** Each client's rate into the local inbox: envelopes and bytes (then 429). */
   localRate: ClientRate;
   /**
-   * Envelopes whose body is still arriving, per client, forwarded to Sentry or stored in the
-   * local inbox (then 429): slow uploads serve a request, so no eviction closes them.
+   * Envelopes whose body is still arriving, per client, from their first byte, whether they go
+   * to Sentry or the local inbox (then 429): slow uploads serve a request, so no eviction
+   * closes them.
    */
   streamingForwards: ClientSlots;
   /** One line per rejected or failed request; never envelope contents. */

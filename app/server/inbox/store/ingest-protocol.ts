@@ -23,7 +23,13 @@ export interface IngestRefused {
   id: number;
   ok: false;
   /** `rejected`: the envelope is bad (400, as Relay would); the others fail the store. */
-  code: 'rejected' | typeof INGEST_BUSY | typeof INGEST_STOPPED | 'failed' | 'timeout';
+  code:
+    | 'rejected'
+    | typeof INGEST_BUSY
+    | typeof INGEST_OVER_SHARE
+    | typeof INGEST_STOPPED
+    | 'failed'
+    | 'timeout';
   message: string;
   /** For `rejected`: Relay's status, 400, or 413 for a size or count limit. */
   status?: 400 | 413;
@@ -63,6 +69,8 @@ export const BUILT_WORKER_FILE = 'inbox-ingest-worker.mjs';
 
 /** Too many envelopes waiting already: overload, answered 503 with Retry-After. */
 export const INGEST_BUSY = 'busy';
+/** The client has its share of the queue waiting already: answered 429 with Retry-After. */
+export const INGEST_OVER_SHARE = 'over-share';
 /** The thread stopped (a crash) before it answered. */
 export const INGEST_STOPPED = 'stopped';
 

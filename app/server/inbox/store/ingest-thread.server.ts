@@ -9,7 +9,11 @@
  * - A thread that stops (a crash) fails every ingest it had with `stopped`, is logged once, and
  *   the next ingest starts a new one. A thread that does not answer within `timeoutMs` fails
  *   that ingest too.
- * - At most `maxPending` ingests wait at once; past that one is refused at once (`busy`).
+ * - Envelopes wait on this thread, shared fairly between clients (./ingest-shares.ts), and go
+ *   to the thread `maxInThread` at a time, the clients in turn. A client past its share is
+ *   refused at once (`over-share`, 429), as is one pushed out for a client with fewer waiting;
+ *   a queue full of equals refuses the newcomer (`busy`, 503), and so does a wait past
+ *   `maxWaitMs`: a refusal the SDK keeps and retries beats an answer after 10 s.
  * - The thread keeps the process alive only while it has work; `settled()` lets a shutdown wait.
  * - `upkeep()` asks it to go on with a clear asked for (decision 1001); what it tells besides
  *   its answers (issues evicted at the cap) goes to `onNotice`.
@@ -23,6 +27,7 @@ import {
   asTransferable,
   BUILT_WORKER_FILE,
   INGEST_BUSY,
+  INGEST_OVER_SHARE,
   INGEST_STOPPED,
   type IngestAnswer,
   IngestError,
@@ -31,18 +36,44 @@ import {
   isIngestNotice,
   type UpkeepRequest,
 } from './ingest-protocol';
+import { createFairQueue } from './ingest-shares';
 
 /**
- * Envelopes waiting at once. The tunnel's receive budget bounds their bytes; this bounds the
- * wait: at a few thousand envelopes a second, the last waits well under a second.
+ * Envelopes waiting at once, all clients together. The tunnel's receive budget bounds their
+ * bytes; this and the wait below bound how long a report waits.
  */
 export const MAX_PENDING_INGESTS = 1024;
+/**
+ * Envelopes one client may have waiting: half the queue, so that a client alone never fills it
+ * (another finds room without pushing anyone out), while a burst from one client, or from a
+ * proxy's many visitors, still fits. What keeps clients fair under a flood is the order they are
+ * served in and who is pushed out (./ingest-shares.ts), not this.
+ */
+export const INGEST_SHARE_PER_CLIENT = MAX_PENDING_INGESTS / 2;
+/**
+ * Envelopes handed to the thread at once: enough for batches worth their one commit each, few
+ * enough that a report taken in its client's turn waits behind a fraction of a second of work.
+ * The thread is topped up once half of them are answered, so that the next batch is already
+ * waiting when one ends: handed on one by one as answers came, batches shrank to an envelope or
+ * two, a commit each, and ingest slowed down.
+ */
+export const MAX_INGESTS_IN_THREAD = 64;
+/**
+ * The longest an envelope waits for its turn before it is refused (503, Retry-After): the
+ * clients in turn keep a visitor's wait far below this; a client with many waiting meets it.
+ */
+export const MAX_INGEST_WAIT_MS = 5_000;
 /** An ingest the thread has not answered by then fails: a disk that hangs must not hang requests. */
 export const INGEST_TIMEOUT_MS = 10_000;
+/** The client the server's own reports (and the file store's import) count as. */
+export const SERVER_CLIENT = 'server';
 
 export interface IngestThread {
-  /** Stores one envelope; the bytes are moved to the thread when they are the whole of their buffer. */
-  ingest(bytes: Uint8Array, receivedAt: number): Promise<{ eventId?: string }>;
+  /**
+   * Stores one envelope of `client` (its `clientKeyOf` key; SERVER_CLIENT by default); the
+   * bytes are moved to the thread when they are the whole of their buffer.
+   */
+  ingest(bytes: Uint8Array, receivedAt: number, client?: string): Promise<{ eventId?: string }>;
   /** Starts the thread now (it takes tens of ms to boot), so that the first ingest need not wait. */
   start(): void;
   pending(): number;
@@ -56,6 +87,9 @@ export interface IngestThreadOptions extends IngestThreadData {
   /** The worker's module; the built one beside the server, or the source (development, tests). */
   workerFile?: string;
   maxPending?: number;
+  perClient?: number;
+  maxInThread?: number;
+  maxWaitMs?: number;
   timeoutMs?: number;
   /** What the thread tells besides its answers. */
   onNotice?: (notice: IngestNotice) => void;
@@ -67,9 +101,28 @@ interface Pending {
   settle(answer: IngestAnswer): void;
 }
 
+/** An envelope waiting for its turn, on this thread. */
+interface Queued {
+  bytes: Uint8Array<ArrayBuffer>;
+  receivedAt: number;
+  client: string;
+  /** Refuses it once it has waited maxWaitMs; set once it waits. */
+  waitTimer?: NodeJS.Timeout;
+  refuse(error: IngestError): void;
+  /** Hands it to the thread; its answer settles the ingest. */
+  send(): void;
+}
+
 export function createIngestThread(options: IngestThreadOptions): IngestThread {
   const maxPending = options.maxPending ?? MAX_PENDING_INGESTS;
+  const maxInThread = options.maxInThread ?? MAX_INGESTS_IN_THREAD;
+  const maxWaitMs = options.maxWaitMs ?? MAX_INGEST_WAIT_MS;
   const timeoutMs = options.timeoutMs ?? INGEST_TIMEOUT_MS;
+  const waiting = createFairQueue<Queued>({
+    maxQueued: maxPending,
+    perClient: options.perClient ?? INGEST_SHARE_PER_CLIENT,
+  });
+  // Handed to a thread, until it answers.
   const pending = new Map<number, Pending>();
   const waitingForIdle = new Set<() => void>();
   const waitingForUpkeep = new Set<() => void>();
@@ -82,9 +135,21 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
     pending.delete(answer.id);
     clearTimeout(entry.timer);
     entry.settle(answer);
+    handOn();
     if (pending.size > 0) return;
     entry.thread.unref();
     for (const wake of waitingForIdle) wake();
+  };
+
+  /** Gives the thread the next envelopes in turn, once it has room for half of them. */
+  const handOn = () => {
+    if (pending.size > maxInThread / 2) return;
+    while (pending.size < maxInThread) {
+      const next = waiting.take();
+      if (!next) return;
+      clearTimeout(next.waitTimer);
+      next.send();
+    }
   };
 
   const start = (): Worker => {
@@ -114,56 +179,89 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
       }
       if (failure !== undefined || lost > 0)
         warnLimited('inbox thread stopped', `[inbox] ${message}`);
+      // Those still waiting go to the next thread.
+      handOn();
     });
     // After the listeners: adding a 'message' listener refs the thread again.
     started.unref();
     return started;
   };
 
+  /** Posts one envelope to the thread (started if need be); its answer settles it. */
+  const post = (queued: Queued, settle: Pending['settle']) => {
+    thread ??= start();
+    const current = thread;
+    const id = nextId++;
+    const timer = setTimeout(() => {
+      // Still pending until the thread answers: it is still busy with it.
+      queued.refuse(new IngestError('timeout', `the inbox did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref();
+    pending.set(id, { thread: current, timer, settle });
+    // Alive while it has work, never otherwise.
+    if (pending.size === 1) current.ref();
+    try {
+      current.postMessage({ id, bytes: queued.bytes, receivedAt: queued.receivedAt }, [
+        queued.bytes.buffer,
+      ]);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      finish({ id, ok: false, code: 'failed', message });
+    }
+  };
+
   return {
-    ingest(bytes, receivedAt) {
-      if (pending.size >= maxPending) {
-        return Promise.reject(
-          new IngestError(
-            INGEST_BUSY,
-            `the local inbox has ${maxPending} envelopes waiting already`,
-          ),
-        );
-      }
-      thread ??= start();
-      const current = thread;
-      const id = nextId++;
-      const owned = asTransferable(bytes);
+    ingest(bytes, receivedAt, client = SERVER_CLIENT) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          // Still pending until the thread answers: it is still busy with it.
-          reject(new IngestError('timeout', `the inbox did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        timer.unref();
-        pending.set(id, {
-          thread: current,
-          timer,
-          settle: (answer) =>
-            answer.ok
-              ? resolve(answer.eventId ? { eventId: answer.eventId } : {})
-              : reject(new IngestError(answer.code, answer.message, answer.status)),
-        });
-        // Alive while it has work, never otherwise.
-        if (pending.size === 1) current.ref();
-        try {
-          current.postMessage({ id, bytes: owned, receivedAt }, [owned.buffer]);
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          finish({ id, ok: false, code: 'failed', message });
+        const queued: Queued = {
+          bytes: asTransferable(bytes),
+          receivedAt,
+          client,
+          refuse: reject,
+          send: () =>
+            post(queued, (answer) =>
+              answer.ok
+                ? resolve(answer.eventId ? { eventId: answer.eventId } : {})
+                : reject(new IngestError(answer.code, answer.message, answer.status)),
+            ),
+        };
+        const offered = waiting.offer(client, queued);
+        if (offered.kind !== 'queued') {
+          reject(
+            offered.kind === 'client'
+              ? overShare(client, waiting.waitingOf(client))
+              : new IngestError(
+                  INGEST_BUSY,
+                  `the local inbox has ${waiting.size()} envelopes waiting already`,
+                ),
+          );
+          return;
         }
+        const pushed = offered.pushedOut;
+        if (pushed) {
+          clearTimeout(pushed.waitTimer);
+          pushed.refuse(overShare(pushed.client, waiting.waitingOf(pushed.client) + 1));
+        }
+        const waitTimer = setTimeout(() => {
+          if (!waiting.remove(client, queued)) return;
+          reject(
+            new IngestError(
+              INGEST_BUSY,
+              `an envelope of client ${client} waited ${maxWaitMs} ms for its turn`,
+            ),
+          );
+        }, maxWaitMs);
+        waitTimer.unref();
+        queued.waitTimer = waitTimer;
+        handOn();
       });
     },
     start() {
       thread ??= start();
     },
-    pending: () => pending.size,
+    pending: () => pending.size + waiting.size(),
     settled(waitMs) {
-      if (pending.size === 0) return Promise.resolve('settled');
+      if (pending.size + waiting.size() === 0) return Promise.resolve('settled');
       return new Promise((resolve) => {
         const done = (outcome: 'settled' | 'timed-out') => {
           clearTimeout(timer);
@@ -191,6 +289,14 @@ export function createIngestThread(options: IngestThreadOptions): IngestThread {
       await stopping?.terminate();
     },
   };
+}
+
+/** A client past its share of the queue: 429, and the SDK keeps the envelope and waits. */
+function overShare(client: string, waitingOf: number): IngestError {
+  return new IngestError(
+    INGEST_OVER_SHARE,
+    `client ${client} has ${waitingOf} envelopes waiting to be stored, its share of the local inbox's queue`,
+  );
 }
 
 function workerFor(options: IngestThreadOptions): Worker {

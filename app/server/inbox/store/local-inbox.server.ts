@@ -171,22 +171,26 @@ function noteEviction(issues: number, maxMb: number): void {
 }
 
 /**
- * Stores one report (from the tunnel, or the server's own client) and tells /health whether
- * storing works: a store that fails is `degraded` until a report is stored again. A report
- * Relay would refuse, or one refused while the store is busy, says nothing about the store.
+ * Stores one report (from the tunnel, with its client's key, or the server's own client) and
+ * tells /health whether storing works: a store that fails is `degraded` until a report is
+ * stored again. A report Relay would refuse, or one refused while the store is busy, says
+ * nothing about the store.
  */
-export async function storeReport(envelope: Uint8Array): Promise<{ eventId?: string }> {
+export async function storeReport(
+  envelope: Uint8Array,
+  client?: string,
+): Promise<{ eventId?: string }> {
   const inbox = localInbox();
   const signals = healthSignals();
   const problem = inbox.problem();
   if (problem) throw new IngestError('failed', problem);
   try {
-    const stored = await inbox.ingestThread().ingest(envelope, Date.now());
+    const stored = await inbox.ingestThread().ingest(envelope, Date.now(), client);
     signals.clear('reports-not-stored');
     return stored;
   } catch (error) {
     const code = ingestErrorCode(error);
-    if (code !== 'rejected' && code !== 'busy') {
+    if (code !== 'rejected' && code !== 'busy' && code !== 'over-share') {
       signals.note(
         'reports-not-stored',
         `the local inbox failed to store a report (${code ?? 'error'})`,

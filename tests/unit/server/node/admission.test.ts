@@ -7,8 +7,15 @@ import {
   nextShedding,
   type Place,
   requestKind,
+  serverFunctionLaneOf,
   type Waiting,
 } from '#app/server/node/admission.server';
+import {
+  CLEAR_INBOX_FN,
+  GET_APP_OVERVIEW_FN,
+  SIGN_IN_TO_INBOX_FN,
+  SIGN_OUT_OF_INBOX_FN,
+} from '#tests/support/server-function-paths';
 
 /** A request that records what happened to it, and can stream, finish or be abandoned. */
 function request(log: string[], name: string) {
@@ -362,5 +369,21 @@ describe('requestKind', () => {
     ['GET', '/favicon.svg.html', 'page'],
   ])('%s %s → %s', (method, path, expected) => {
     expect(requestKind(method, path, new Set(['/favicon.svg', '/assets/app.css']))).toBe(expected);
+  });
+});
+
+describe('serverFunctionLaneOf: signing in and out have places of their own', () => {
+  it.each([
+    [SIGN_IN_TO_INBOX_FN, 'inbox-access'],
+    [`${SIGN_IN_TO_INBOX_FN}?createServerFn`, 'inbox-access'],
+    [SIGN_OUT_OF_INBOX_FN, 'inbox-access'],
+    [CLEAR_INBOX_FN, 'calls'],
+    [GET_APP_OVERVIEW_FN, 'calls'],
+    // Only the exact id: a longer one, or the same name in another file, is another function.
+    [`${SIGN_IN_TO_INBOX_FN}x`, 'calls'],
+    ['/_server/app_server_other_functions_ts--signInToInbox_createServerFn_handler', 'calls'],
+    ['/_server/', 'calls'],
+  ])('%s → %s', (path, lane) => {
+    expect(serverFunctionLaneOf(path)).toBe(lane);
   });
 });
