@@ -25,6 +25,7 @@ function start(limits: { maxPending?: number; perClient?: number; maxWaitMs?: nu
   thread = createIngestThread({
     databasePath: ':unused:',
     maxEvents: 1,
+    maxMb: 8,
     workerFile: ECHO,
     maxInThread: 1,
     ...limits,
