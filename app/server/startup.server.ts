@@ -3,8 +3,9 @@
  * - at start (a nitro plugin, before the process takes requests), the environment is parsed: a
  *   bad one stops the server here, with the message naming each bad variable;
  * - the start lines say where errors go: `vinxi dev` prints them from the plugin, the built
- *   server once it listens (`listenAndAnnounce`, called by app/server/node/node-server.server.ts,
- *   which also installs nitro's handlers for unhandled errors);
+ *   server once it listens (`listenAndAnnounce`, called by app/server/node/node-server.server.ts
+ *   after its inbox is open, `openInboxAtStart`, and its warm-up; it also installs nitro's
+ *   handlers for unhandled errors);
  * - at close (nitro's `close` hook, after the server has drained its requests), failure reports
  *   still on their way, and reports the inbox's ingest thread still holds, get a bounded moment,
  *   so the events of the last moments are not lost with the process and a hanging Sentry or disk
@@ -67,11 +68,29 @@ function monitoringLines(config: ServerConfig, port?: number): string[] {
 }
 
 /**
- * The built server listens on its PORT and HOST; a port already in use is one line and exit
- * code 1. Once it listens, the inbox opens (/health and the pages know at once) and the start
- * lines follow, printed once for all workers (a worker's are the primary's).
+ * The built server's inbox, before its warm-up (../node/warm-up.server.ts): a plain process
+ * brings the schema up to date and ends the last run's sessions (a worker's primary did that
+ * before starting it), then the store opens and its ingest thread starts. Done before the server
+ * is warm, this work is not judged as load either. Returns the problem to print with the start
+ * lines, if any.
  */
-export function listenAndAnnounce(server: Server, config: ServerConfig): void {
+export function openInboxAtStart(config: ServerConfig): string | undefined {
+  if (config.monitoring.kind !== 'local-inbox') return undefined;
+  const problem = thisWorker() === undefined ? prepareInboxAtStart(config) : undefined;
+  localInbox();
+  return problem;
+}
+
+/**
+ * The built server listens on its PORT and HOST, once warm; a port already in use is one line
+ * and exit code 1. Once it listens, the start lines follow, printed once for all workers (a
+ * worker's are the primary's), with `inboxProblem` (from `openInboxAtStart`).
+ */
+export function listenAndAnnounce(
+  server: Server,
+  config: ServerConfig,
+  inboxProblem: string | undefined,
+): void {
   // nitro's handlers for unhandled errors and rejections, as its own node-server entry installs
   // them (a nitro internal: app/start-1.120/PATCHES.md). Loaded here, when the built server
   // calls this: the module needs nitro's build-time virtual modules, and `vinxi dev` evaluates
@@ -93,9 +112,7 @@ export function listenAndAnnounce(server: Server, config: ServerConfig): void {
   server.listen({ port: config.port, host: config.host }, () => {
     const address = server.address();
     if (address === null || typeof address === 'string') return;
-    if (config.monitoring.kind === 'local-inbox') localInbox();
     if (thisWorker() !== undefined) return;
-    const inboxProblem = prepareInboxAtStart(config);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     // One write: whoever waits for "Listening on" has the monitoring lines too.
     console.log(

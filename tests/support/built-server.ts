@@ -35,6 +35,9 @@ export interface BuiltServer {
   exitCode(): number | null;
 }
 
+/** How long a test server may take to print its start line: the http project's hook timeout. */
+const START_TIMEOUT_MS = 60_000;
+
 /** The production build's entry. */
 export const BUILT_ENTRY = resolve(import.meta.dirname, '../../.output/server/index.mjs');
 
@@ -105,7 +108,8 @@ export async function startBuiltServer(
   });
   const { output, waitForOutput, exited } = watchOutput(child);
   const listening = await Promise.race([
-    waitForOutput(/Listening on (http:\/\/\S+)/),
+    // The server listens once warm (decision 1030): on a busy machine, well past 15 s.
+    waitForOutput(/Listening on (http:\/\/\S+)/, START_TIMEOUT_MS),
     exited.then((code) => {
       throw new Error(`Server exited with code ${code} before listening. Output:\n${output()}`);
     }),

@@ -14,10 +14,13 @@ import {
 } from '#app/server/site-config.server';
 import {
   isWorkerHealthMessage,
+  LISTEN,
   REPORT_EVERY_MS,
   SERVER_HEALTH,
   type ServerHealthMessage,
+  STARTING_VARIABLE,
   WORKER_NUMBER_VARIABLE,
+  WORKER_WARM,
 } from './worker-link.server';
 
 /**
@@ -28,7 +31,9 @@ import {
  * bring its own entry in place of ours, so this is node:cluster directly (decision 0620).
  *
  * The primary serves nothing. It:
- * - prints the start lines once, naming the worker count, when every worker listens;
+ * - lets the workers listen together once every one is warm (../node/warm-up.server.ts), and
+ *   prints the start lines once, naming the worker count, when every worker listens; until
+ *   then /health says `starting`;
  * - brings the inbox's schema up to date and ends the last run's sessions before any worker
  *   serves, and makes the run's inbox token, the same for every worker;
  * - starts a worker that stopped again, after a delay that grows while it
@@ -70,6 +75,9 @@ export function startServer(entryFile: string): 'serve-here' | 'workers' {
 interface Place {
   number: number;
   worker?: Worker;
+  /** Its worker has warmed up (and waits to be told to listen, until `told`). */
+  warm: boolean;
+  told: boolean;
   listening: boolean;
   startedAt: number;
   /** When the worker last reported (its event loop turned). */
@@ -92,6 +100,8 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
 
   const places: Place[] = Array.from({ length: count }, (_, index) => ({
     number: index + 1,
+    warm: false,
+    told: false,
     listening: false,
     startedAt: 0,
     heardAt: 0,
@@ -106,6 +116,7 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     type: SERVER_HEALTH,
     workers: count,
     startedAt,
+    starting: !started,
     serving: places
       .filter((place) => place.listening && !silent(place, now))
       .map((place) => place.number),
@@ -114,28 +125,52 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
       .map((place) => place.number),
     reasons: Object.fromEntries(places.map((place) => [place.number, place.reasons])),
   });
+  const tellWorkersNow = () => {
+    const message = view();
+    for (const place of places) {
+      const worker = place.worker;
+      if (!place.listening || !worker?.isConnected()) continue;
+      // A worker that just died may still look connected: its send fails, and its exit
+      // handler does the rest.
+      worker.send(message, undefined, () => {});
+    }
+  };
   let telling = false;
   const tellWorkers = () => {
     if (telling) return;
     telling = true;
     setTimeout(() => {
       telling = false;
-      const message = view();
-      for (const place of places) {
-        const worker = place.worker;
-        if (!place.listening || !worker?.isConnected()) continue;
-        // A worker that just died may still look connected: its send fails, and its exit
-        // handler does the rest.
-        worker.send(message, undefined, () => {});
-      }
+      tellWorkersNow();
     }, TELL_EVERY_MS);
+  };
+
+  /**
+   * At the start, workers listen once all are warm: one that listened first served its first
+   * pages while the others still warmed up on the same cores. The first worker alone first: a
+   * port in use is then said once, by it, not by every worker. After the start, at once.
+   */
+  const letWarmWorkersListen = () => {
+    if (!started && !places.every((place) => place.warm)) return;
+    const firstListens = started || places[0]?.listening === true;
+    for (const place of places) {
+      if (!place.warm || place.told || (!firstListens && place !== places[0])) continue;
+      place.told = true;
+      place.worker?.send({ type: LISTEN }, undefined, () => {});
+    }
   };
 
   const start = (place: Place): Promise<{ address: string; port: number }> => {
     // Every worker asks for the same PORT, 0 included: node:cluster shares one listening socket
     // between the requests that name the same address and port (decision 0620).
-    const worker = cluster.fork({ ...workerEnv, [WORKER_NUMBER_VARIABLE]: String(place.number) });
+    const worker = cluster.fork({
+      ...workerEnv,
+      [WORKER_NUMBER_VARIABLE]: String(place.number),
+      ...(started ? {} : { [STARTING_VARIABLE]: '1' }),
+    });
     place.worker = worker;
+    place.warm = false;
+    place.told = false;
     place.listening = false;
     place.startedAt = Date.now();
     place.heardAt = place.startedAt;
@@ -143,6 +178,11 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     // Without a listener, a failed send to a worker that died would end the primary.
     worker.on('error', () => {});
     worker.on('message', (message: unknown) => {
+      if ((message as { type?: unknown } | null)?.type === WORKER_WARM) {
+        place.warm = true;
+        letWarmWorkersListen();
+        return;
+      }
       if (!isWorkerHealthMessage(message)) return;
       const wasSilent = silent(place, Date.now());
       place.heardAt = Date.now();
@@ -154,6 +194,7 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
       worker.once('listening', (address) => {
         place.listening = true;
         place.heardAt = Date.now();
+        letWarmWorkersListen();
         tellWorkers();
         listening({ address: address.address, port: address.port });
       });
@@ -258,16 +299,21 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
     if (changed) tellWorkers();
   }, REPORT_EVERY_MS).unref();
 
-  // The first worker alone: a port in use is then said once, by it, not by every worker.
-  let address: { address: string; port: number };
+  // Every worker at once: they warm up side by side, then listen (letWarmWorkersListen).
+  const starts = places.map(start);
+  for (const starting of starts) starting.catch(() => {}); // failToStart has it
+  let address: { address: string; port: number } | undefined;
   try {
-    address = await start(places[0] as Place);
-    await Promise.all(places.slice(1).map(start));
+    [address] = await Promise.all(starts);
   } catch {
-    return; // failToStart has it
+    return;
   }
-  if (draining) return;
+  if (address === undefined || draining) return;
   started = true;
+  // Before the start line: a connection accepted after it reaches its worker after this view
+  // (node:cluster's primary accepts and hands connections over the same channel, in order), so
+  // /health says `ok` once the line is out.
+  tellWorkersNow();
   const host = address.address.includes(':') ? `[${address.address}]` : address.address;
   const accessLine = describeInboxAccess(config, address.port);
   const spotlight = describeSpotlight(config);

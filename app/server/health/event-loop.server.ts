@@ -22,6 +22,8 @@ const RESOLUTION_MS = 10;
 
 /** How late timers ran in one window, beyond their due time, in ms. */
 export interface EventLoopWindow {
+  /** When the window began, on `performance.now()`'s clock: load shedding judges it by that. */
+  startedAt: number;
   /** How long the window really lasted (its own timer can be late too). */
   windowMs: number;
   meanMs: number;
@@ -73,7 +75,8 @@ function startWindows(): EventLoopWindows {
 
   const timer = setInterval(() => {
     const now = performance.now();
-    const windowMs = now - startedAt;
+    const began = startedAt;
+    const windowMs = now - began;
     startedAt = now;
     const lag = (nanoseconds: number) =>
       Math.round(Math.max(0, nanoseconds / 1e6 - RESOLUTION_MS) * 100) / 100;
@@ -82,6 +85,7 @@ function startWindows(): EventLoopWindows {
     const window: EventLoopWindow =
       histogram.count > 0
         ? {
+            startedAt: began,
             windowMs: Math.round(windowMs),
             meanMs: lag(histogram.mean),
             p50Ms: lag(histogram.percentile(50)),
@@ -89,6 +93,7 @@ function startWindows(): EventLoopWindows {
             maxMs: lag(histogram.max),
           }
         : {
+            startedAt: began,
             windowMs: Math.round(windowMs),
             meanMs: blocked,
             p50Ms: blocked,

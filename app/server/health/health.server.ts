@@ -1,12 +1,13 @@
 /**
  * GET /health, one flow: the troubles each part of the server notes, the report built from them
- * (200 ok or degraded, 503 while draining), and its answer over plain node:http.
+ * (200 ok or degraded, 503 while starting or draining), and its answer over plain node:http.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   linkToPrimary,
   serverHealthOf,
   serverHealthView,
+  startedWithServer,
   thisWorker,
 } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
@@ -51,8 +52,13 @@ export function answerHealth(req: IncomingMessage, res: ServerResponse): void {
   const view = serverHealthView();
   const server =
     worker === undefined
-      ? { reasons: own, workers: { up: 1, of: 1 } }
-      : serverHealthOf({ worker, reasons: own }, view, config.workers);
+      ? // A plain process listens only once warm: it is never heard from while starting.
+        { reasons: own, workers: { up: 1, of: 1 }, starting: false }
+      : serverHealthOf(
+          { worker, reasons: own, startedWithServer: startedWithServer() },
+          view,
+          config.workers,
+        );
   const { httpStatus, report } = healthReport({
     version: packageJson.version,
     // The server's, not this worker's: a worker started again is not a server started again.
@@ -96,13 +102,15 @@ export interface HealthReport {
   /**
    * `ok`; `degraded` while something in `reasons` holds: pages are shed (the server is busy,
    * not broken), reports cannot be stored, or server events cannot reach Sentry; the answer
-   * stays 200 so a load balancer keeps the server; `shutting-down` while it drains (503).
+   * stays 200 so a load balancer keeps the server; `starting` (503) while some worker of a
+   * server that has just started is still warming up, so that a load balancer waits for the
+   * whole server (decision 1030); `shutting-down` while it drains (503).
    */
-  status: 'ok' | 'degraded' | 'shutting-down';
+  status: 'ok' | 'degraded' | 'starting' | 'shutting-down';
   /**
    * Why it is not `ok`: `pages-shed: …`, `reports-not-stored: …`, `sentry-unreachable: …`;
-   * with several workers each names its worker (`… (worker 2)`), and `workers-down: …` says
-   * that one is not serving.
+   * with several workers each names its worker (`… (worker 2)`), `workers-down: …` says
+   * that one is not serving, and `starting: 1 of 2 workers serving` that the rest are warming up.
    */
   reasons: string[];
   /** Worker processes serving, of those the server runs (1 of 1 for a plain process). */
@@ -120,6 +128,8 @@ export interface HealthInput {
   monitoring: HealthReport['monitoring'];
   lagMs: number;
   shuttingDown: boolean;
+  /** Some worker of the server has not listened yet since it started (./worker-link.server.ts). */
+  starting: boolean;
   /** The server's troubles: this process's (`ownReasons`), and the other workers'. */
   reasons: string[];
   workers: HealthReport['workers'];
@@ -141,9 +151,15 @@ export function ownReasons(input: {
 
 export function healthReport(input: HealthInput): { httpStatus: 200 | 503; report: HealthReport } {
   const { reasons } = input;
-  const status = input.shuttingDown ? 'shutting-down' : reasons.length > 0 ? 'degraded' : 'ok';
+  const status = input.shuttingDown
+    ? 'shutting-down'
+    : input.starting
+      ? 'starting'
+      : reasons.length > 0
+        ? 'degraded'
+        : 'ok';
   return {
-    httpStatus: status === 'shutting-down' ? 503 : 200,
+    httpStatus: status === 'shutting-down' || status === 'starting' ? 503 : 200,
     report: {
       status,
       reasons,

@@ -47,6 +47,24 @@ export function nextShedding(state: {
 }
 
 /**
+ * Shedding after a window of lag: only a window that began once the server was warm is judged
+ * (`warmAt`, on the windows' clock; undefined while the server warms up). The server's own start
+ * (loading its modules, decoding its source maps, the warm-up renders, ./warm-up.server.ts) held
+ * the loop for 100-750 ms a window, and a window that had any of it in it turned the first
+ * visitors away. Decision 1030.
+ */
+export function sheddingAfterWindow(input: {
+  shedding: boolean;
+  window: { startedAt: number; meanMs: number };
+  warmAt: number | undefined;
+  thresholdMs: number;
+}): boolean {
+  const { shedding, window, warmAt, thresholdMs } = input;
+  if (warmAt === undefined || window.startedAt < warmAt) return false;
+  return nextShedding({ shedding, lagMs: window.meanMs, thresholdMs });
+}
+
+/**
  * What a request costs the server. `file`: sent as it is from the public folder or the client
  * build (cheap, and a page half-loaded is worse than none: never held back). `server-function`:
  * a call of a hydrated page, waits for its turn but is not shed for lag (the page would show
@@ -95,6 +113,11 @@ export interface LagMonitor {
   lagMs(): number;
   /** Whether new page requests are being turned away now. */
   shedding(): boolean;
+  /**
+   * The server is warm and about to take requests: windows that begin from now on are judged.
+   * Until then nothing is shed (`vinxi dev`, which sheds no page, never calls it).
+   */
+  warm(): void;
 }
 
 export function lagMonitor(thresholdMs: number): LagMonitor {
@@ -104,12 +127,19 @@ export function lagMonitor(thresholdMs: number): LagMonitor {
 function startMonitor(thresholdMs: number): LagMonitor {
   let lagMs = 0;
   let shedding = false;
+  let warmAt: number | undefined;
   eventLoopWindows().onWindow((window) => {
     // The mean, not the maximum: one garbage collection must not turn visitors away.
     lagMs = window.meanMs;
-    shedding = nextShedding({ shedding, lagMs, thresholdMs });
+    shedding = sheddingAfterWindow({ shedding, window, warmAt, thresholdMs });
   });
-  return { lagMs: () => lagMs, shedding: () => shedding };
+  return {
+    lagMs: () => lagMs,
+    shedding: () => shedding,
+    warm: () => {
+      warmAt ??= performance.now();
+    },
+  };
 }
 
 /**

@@ -8,25 +8,28 @@
  *   (./public-files.server.ts), with `Cache-Control` by kind;
  * - pages and server-function calls wait for places of their own, and new pages are shed while
  *   the event loop lags (./admission.server.ts);
- * - around it, the server's limits (./server-limits.server.ts), the start lines
- *   (../startup.server.ts) and graceful shutdown (./graceful-shutdown.server.ts).
- * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md, 0604, 0820.
+ * - around it, the server's limits (./server-limits.server.ts), the warm-up before it listens
+ *   (./warm-up.server.ts), the start lines (../startup.server.ts) and graceful shutdown
+ *   (./graceful-shutdown.server.ts).
+ * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md, 0604, 0820, 1030.
  */
 import '#nitro-internal-pollyfills';
 import { Server } from 'node:http';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
+import { mayListen } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { healthDoor, linkHealthToPrimary } from '#app/server/health/health.server';
 import { stampPeerAddress } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
-import { listenAndAnnounce } from '#app/server/startup.server';
+import { listenAndAnnounce, openInboxAtStart } from '#app/server/startup.server';
 import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
-import { createRequestAdmission, requestKind } from './admission.server';
+import { createRequestAdmission, lagMonitor, requestKind } from './admission.server';
 import { pathOf, refuseEarly } from './entry-refusals';
 import { handleShutdownSignals, isShuttingDown } from './graceful-shutdown.server';
 import { cacheControlOf, listPublicFiles, negotiateEncoding } from './public-files.server';
 import { applyServerLimits, serverLimitsFor } from './server-limits.server';
+import { warmUp, warmUpPaths } from './warm-up.server';
 
 // Not a React hook: nitro's accessor for the app its plugins have set up.
 // biome-ignore lint/correctness/useHookAtTopLevel: a nitro runtime function named like a hook
@@ -73,8 +76,18 @@ const server = new Server(
   },
 );
 applyServerLimits(server, limits, config);
-listenAndAnnounce(server, config);
-linkHealthToPrimary();
 handleShutdownSignals(server, nitroApp);
+// Warm first, then listen: the port opens, and the start line is printed, once the inbox is open
+// and the first pages render warm (with workers, once every worker is: mayListen); lag is judged
+// from then on (./warm-up.server.ts, decision 1030).
+const inboxProblem = openInboxAtStart(config);
+void warmUp(nitroApp, warmUpPaths(config.monitoring.kind))
+  .then(mayListen)
+  .then(() => {
+    if (isShuttingDown()) return;
+    lagMonitor(config.loadSheddingLagMs).warm();
+    listenAndAnnounce(server, config, inboxProblem);
+    linkHealthToPrimary();
+  });
 
 export default {};

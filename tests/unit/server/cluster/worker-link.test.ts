@@ -13,10 +13,12 @@ const view = (
   serving: number[],
   reasons: Record<string, string[]> = {},
   silent: number[] = [],
+  starting = false,
 ): ServerHealthMessage => ({
   type: SERVER_HEALTH,
   workers: 3,
   startedAt: 0,
+  starting,
   serving,
   silent,
   reasons,
@@ -94,6 +96,52 @@ describe('serverHealthOf', () => {
     const health = serverHealthOf({ worker: 1, reasons: own }, view, 3);
     expect(health.reasons).toEqual(reasons);
     expect(health.workers).toEqual({ up, of: 3 });
+    expect(health.starting).toBe(false);
+  });
+
+  it.each([
+    {
+      case: 'the view says the server is starting: the others are warming up, not down',
+      view: view([1], {}, [], true),
+      startedWithServer: true,
+      reasons: ['starting: 1 of 3 workers serving'],
+      starting: true,
+    },
+    {
+      case: 'the view is the judge: a worker started with the server, once it is up',
+      view: view([1, 3]),
+      startedWithServer: true,
+      reasons: ['workers-down: worker 2 is not serving (2 of 3 are)'],
+      starting: false,
+    },
+    {
+      case: 'no view yet, started with the server: starting',
+      view: undefined,
+      startedWithServer: true,
+      reasons: ['starting: 1 of 3 workers serving'],
+      starting: true,
+    },
+    {
+      case: 'no view yet, started again after the server was up: not starting',
+      view: undefined,
+      startedWithServer: false,
+      reasons: [],
+      starting: false,
+    },
+    {
+      case: 'a stuck worker is said while starting too',
+      view: view([1, 2], {}, [3], true),
+      startedWithServer: true,
+      reasons: [
+        'starting: 2 of 3 workers serving',
+        'workers-down: worker 3 is not answering (2 of 3 are)',
+      ],
+      starting: true,
+    },
+  ])('$case', ({ view, startedWithServer, reasons, starting }) => {
+    const health = serverHealthOf({ worker: 1, reasons: [], startedWithServer }, view, 3);
+    expect(health.reasons).toEqual(reasons);
+    expect(health.starting).toBe(starting);
   });
 });
 
@@ -114,6 +162,7 @@ describe('the messages', () => {
     [{ ...view([1]), serving: ['1'] }, false],
     [{ ...view([1]), silent: undefined }, false],
     [{ ...view([1]), startedAt: '0' }, false],
+    [{ ...view([1]), starting: undefined }, false],
     [{ ...view([1]), reasons: { 1: 'x' } }, false],
     [{ ...view([1]), type: WORKER_HEALTH }, false],
   ])('a server view %j is one: %s', (message, ok) => {

@@ -20,6 +20,9 @@ describe('eventLoopWindows', () => {
     // A window that began after the call: it ended at least one window later.
     expect(performance.now() - asked).toBeGreaterThanOrEqual(WINDOW_MS - 5);
     expect(window.windowMs).toBeGreaterThanOrEqual(WINDOW_MS - 5);
+    // Its start is on performance.now()'s clock (load shedding judges a window by it).
+    expect(window.startedAt).toBeGreaterThanOrEqual(asked);
+    expect(window.startedAt + window.windowMs).toBeLessThanOrEqual(performance.now() + 1);
     expect(windows.last()).toBe(window);
     expect(windows.next()).not.toBe(first);
   });

@@ -1,5 +1,9 @@
-import { expect, it } from 'vitest';
-import { createHealthSignals, TROUBLE_LINGERS_MS } from '#app/server/health/health.server';
+import { describe, expect, it } from 'vitest';
+import {
+  createHealthSignals,
+  healthReport,
+  TROUBLE_LINGERS_MS,
+} from '#app/server/health/health.server';
 
 function harness() {
   let clock = 1_000_000;
@@ -62,4 +66,40 @@ it('keeps a store or Sentry trouble until it is cleared, however long that takes
   signals.clear('reports-not-stored');
   signals.note('reports-not-stored', 'ENOSPC');
   expect(started).toEqual(['reports-not-stored: EACCES', 'reports-not-stored: ENOSPC']);
+});
+
+describe('healthReport: the status and its HTTP status', () => {
+  it.each([
+    // shuttingDown, starting, reasons → status, HTTP status
+    [false, false, [], 'ok', 200],
+    [false, false, ['pages-shed: event loop lag 180 ms'], 'degraded', 200],
+    // A load balancer waits for the whole server: not a status to send visitors on.
+    [false, true, ['starting: 1 of 2 workers serving'], 'starting', 503],
+    [
+      false,
+      true,
+      ['starting: 1 of 2 workers serving', 'reports-not-stored: EROFS'],
+      'starting',
+      503,
+    ],
+    [true, true, ['starting: 1 of 2 workers serving'], 'shutting-down', 503],
+    [true, false, [], 'shutting-down', 503],
+  ] as const)(
+    'shutting down %s, starting %s, reasons %j → %s (%d)',
+    (shuttingDown, starting, reasons, status, httpStatus) => {
+      const answer = healthReport({
+        version: '1.0.0',
+        uptimeSeconds: 1.5,
+        monitoring: 'local-inbox',
+        lagMs: 3.14,
+        shuttingDown,
+        starting,
+        reasons: [...reasons],
+        workers: { up: 1, of: 2 },
+      });
+      expect(answer.httpStatus).toBe(httpStatus);
+      expect(answer.report.status).toBe(status);
+      expect(answer.report.reasons).toEqual(reasons);
+    },
+  );
 });
