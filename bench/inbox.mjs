@@ -16,8 +16,11 @@
 //    file's size per stored event; then a flood of new issues with 30 random 200-character tags
 //    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, and the
 //    largest file and WAL seen beside the cap.
+// 6. The event cap (issue 32): new issues into an inbox of 60,000 events (6,000 issues of 10),
+//    below MONITORING_INBOX_MAX_EVENTS and at it (every event stored evicts one): the eviction
+//    costs what it frees, so the two rates should match.
 
-import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +29,7 @@ import { openInboxDatabase } from '../app/server/inbox/store/inbox-database.serv
 import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
-// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5), or all of them.
+// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5, `event-cap`: 6), or all of them.
 const ONLY = process.env.BENCH_INBOX_ONLY;
 const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
@@ -514,4 +517,72 @@ if (runs('bounds')) {
   } finally {
     await server.stop();
   }
+}
+
+// 6: the event cap.
+if (runs('event-cap')) {
+  const EVENTS = 60_000;
+  const seeded = join(mkdtempSync(join(tmpdir(), 'bench-inbox-events-')), 'inbox');
+  mkdirSync(seeded, { recursive: true });
+  const db = openInboxDatabase(join(seeded, 'inbox.sqlite'), {
+    maxEvents: 10_000_000,
+    maxMb: 4096,
+  });
+  const now = Date.now();
+  const payload = JSON.stringify(JSON.parse(errorEnvelope(2_000, 0).toString().split('\n')[2]));
+  for (let batch = 0; batch < EVENTS / 1000; batch++) {
+    db.ingest(
+      Array.from({ length: 1000 }, (_, i) => {
+        const n = batch * 1000 + i;
+        return {
+          event: {
+            eventId: n.toString(16).padStart(32, '0'),
+            timestamp: now,
+            level: 'error',
+            platform: 'javascript',
+            environment: 'production',
+            release: 'app@1.0.0',
+            url: 'http://localhost:3000/page',
+            title: `TypeError: bug number ${n % (EVENTS / 10)}`,
+            culprit: 'handler(app/routes/page.tsx)',
+            hashes: [`seeded-${n % (EVENTS / 10)}`],
+            groupingConfig: 'newstyle:2023-01-11',
+            tags: [['browser', 'Chrome 156']],
+            payload,
+          },
+          sessions: [],
+          counts: { event: 1 },
+        };
+      }),
+      now,
+    );
+  }
+  db.checkpoint();
+  db.close();
+  const rateAt = async (maxEvents) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-events-')), 'inbox');
+    cpSync(seeded, dir, { recursive: true });
+    const server = await startServer({
+      env: {
+        MONITORING_INBOX_DIR: dir,
+        LOAD_SHEDDING_LAG_MS: '0',
+        MONITORING_INBOX_MAX_EVENTS: String(maxEvents),
+        MONITORING_INBOX_MAX_MB: '4096',
+      },
+    });
+    try {
+      await ingestNewIssues(server.port, 1, false);
+      return await ingestNewIssues(server.port, INGEST_SECONDS, false);
+    } finally {
+      await server.stop();
+    }
+  };
+  const below = await rateAt(10 * EVENTS);
+  const at = await rateAt(EVENTS);
+  print(
+    `ingest of new issues at MONITORING_INBOX_MAX_EVENTS (${EVENTS.toLocaleString('en')} events stored, each evicting one)`,
+    `${at.perSecond.toFixed(0)}/s ${JSON.stringify(at.statuses)}`,
+    `below the cap ${below.perSecond.toFixed(0)}/s ${JSON.stringify(below.statuses)}`,
+    'not slower than below the cap',
+  );
 }

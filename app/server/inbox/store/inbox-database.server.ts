@@ -404,6 +404,8 @@ function inboxDatabase(
    * Raw events back under the cap, the least useful first: the oldest that are neither their
    * issue's first nor its latest; then, when every event left is one of those (more issues than
    * the cap), the oldest first events; then the oldest of all. Counts stay with every issue.
+   * Each stage reads the front of an index and the count is a row the triggers keep
+   * (`EVENT_CAP_SQL`), so this costs what it frees, not what is stored.
    */
   const evict = () => {
     const s = statements.write();
@@ -741,6 +743,28 @@ function prepare(db: Database.Database, readonly: boolean) {
   };
 }
 
+/**
+ * The event cap's statements (`evict`), each an index lookup or the front of an index, so that
+ * they cost what they free; the unit test reads their query plans.
+ */
+export const EVENT_CAP_SQL = {
+  // Kept by triggers (migration 5): counting the table would read all of an index.
+  countEvents: "SELECT n FROM row_counts WHERE name = 'events'",
+  // The oldest events that are neither their issue's first nor its latest: the front of a
+  // partial index whose rows the triggers keep (migration 5).
+  evictMiddle: `DELETE FROM events WHERE id IN (
+      SELECT id FROM events INDEXED BY events_middle
+      WHERE is_first = 0 AND is_latest = 0
+      ORDER BY id LIMIT ?)`,
+  // Then the oldest that are not their issue's latest.
+  evictFirsts: `DELETE FROM events WHERE id IN (
+      SELECT id FROM events INDEXED BY events_not_latest
+      WHERE is_latest = 0
+      ORDER BY id LIMIT ?)`,
+  // Then the oldest of all: the cap holds whatever was sent.
+  evictOldest: 'DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)',
+} as const;
+
 function prepareWrites(db: Database.Database) {
   const outcome = (column: string) =>
     db.prepare(
@@ -815,27 +839,10 @@ function prepareWrites(db: Database.Database) {
       `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url, payload)
        VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @payload)`,
     ),
-    countEvents: db.prepare('SELECT count(*) AS n FROM events'),
-    // The oldest events that are neither their issue's first nor its latest (each issue's ends
-    // found once per eviction, not once per event).
-    evictMiddle: db.prepare(
-      `DELETE FROM events WHERE id IN (
-         SELECT id FROM events
-         WHERE id NOT IN (SELECT min(id) FROM events GROUP BY issue_id)
-           AND id NOT IN (SELECT max(id) FROM events GROUP BY issue_id)
-         ORDER BY id LIMIT ?)`,
-    ),
-    // Then the oldest that are not their issue's latest.
-    evictFirsts: db.prepare(
-      `DELETE FROM events WHERE id IN (
-         SELECT id FROM events
-         WHERE id NOT IN (SELECT max(id) FROM events GROUP BY issue_id)
-         ORDER BY id LIMIT ?)`,
-    ),
-    // Then the oldest of all: the cap holds whatever was sent.
-    evictOldest: db.prepare(
-      'DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)',
-    ),
+    countEvents: db.prepare(EVENT_CAP_SQL.countEvents),
+    evictMiddle: db.prepare(EVENT_CAP_SQL.evictMiddle),
+    evictFirsts: db.prepare(EVENT_CAP_SQL.evictFirsts),
+    evictOldest: db.prepare(EVENT_CAP_SQL.evictOldest),
     // The issues seen longest ago (the last-seen index, read backwards), never the newest one.
     evictOldestIssues: db.prepare(
       `DELETE FROM issues WHERE id IN (

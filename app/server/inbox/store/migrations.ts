@@ -164,4 +164,40 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE row_counts SET n = n - 1 WHERE name = 'session_outcomes';
   END;
   `,
+  // 5: the event cap's eviction costs what it frees, not what is stored (issue 32, decision
+  // 1002). The events are counted by triggers, and each event says whether it is its issue's
+  // first or latest (by id, as the eviction always judged), so the oldest events to evict are
+  // read from the front of a partial index instead of grouping the whole table. Events are only
+  // appended (SQLite gives each the highest id yet), so a new event is its issue's latest.
+  `
+  ALTER TABLE events ADD COLUMN is_first INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE events ADD COLUMN is_latest INTEGER NOT NULL DEFAULT 1;
+  -- An issue's events by id: its ends, found in one step when one of them goes.
+  CREATE INDEX events_issue_id ON events (issue_id, id);
+  UPDATE events SET is_first = 1 WHERE id IN (SELECT min(id) FROM events GROUP BY issue_id);
+  UPDATE events SET is_latest = 0 WHERE id NOT IN (SELECT max(id) FROM events GROUP BY issue_id);
+  CREATE INDEX events_middle ON events (id) WHERE is_first = 0 AND is_latest = 0;
+  CREATE INDEX events_not_latest ON events (id) WHERE is_latest = 0;
+
+  INSERT INTO row_counts (name, n) SELECT 'events', count(*) FROM events;
+  CREATE TRIGGER events_added AFTER INSERT ON events BEGIN
+    UPDATE row_counts SET n = n + 1 WHERE name = 'events';
+    UPDATE events SET is_latest = 0
+      WHERE id = (SELECT max(id) FROM events WHERE issue_id = NEW.issue_id AND id < NEW.id);
+    UPDATE events SET is_first = 1
+      WHERE id = NEW.id
+        AND NOT EXISTS (SELECT 1 FROM events WHERE issue_id = NEW.issue_id AND id < NEW.id);
+  END;
+  CREATE TRIGGER events_removed AFTER DELETE ON events BEGIN
+    UPDATE row_counts SET n = n - 1 WHERE name = 'events';
+  END;
+  CREATE TRIGGER events_first_removed AFTER DELETE ON events WHEN OLD.is_first = 1 BEGIN
+    UPDATE events SET is_first = 1
+      WHERE id = (SELECT min(id) FROM events WHERE issue_id = OLD.issue_id);
+  END;
+  CREATE TRIGGER events_latest_removed AFTER DELETE ON events WHEN OLD.is_latest = 1 BEGIN
+    UPDATE events SET is_latest = 1
+      WHERE id = (SELECT max(id) FROM events WHERE issue_id = OLD.issue_id);
+  END;
+  `,
 ];

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  EVENT_CAP_SQL,
   type InboxDatabase,
   openInboxDatabase,
   type PreparedEnvelope,
@@ -233,6 +234,107 @@ describe('retention', () => {
     expect(db.issue(2, NOW)).toMatchObject({ count: 50 });
     expect(db.event(1)).toBeDefined();
   }, 60_000);
+
+  it('evicts the same events in the same order as the rule says, batch by batch at the cap', () => {
+    // The rule, as docs/local-inbox.md states it, over the events in the order they were stored:
+    // the oldest that are neither their issue's first nor its latest, then the oldest that are
+    // not its latest, then the oldest of all.
+    const model: Array<{ id: string; issue: string }> = [];
+    const evictable = (stage: (first: boolean, latest: boolean) => boolean) => {
+      const firsts = new Set<string>();
+      const latests = new Map(model.map((e, i) => [e.issue, i]));
+      return model.filter((e, i) => {
+        const first = !firsts.has(e.issue);
+        firsts.add(e.issue);
+        return stage(first, latests.get(e.issue) === i);
+      });
+    };
+    const stagesUsed = new Set<number>();
+    const evictModel = (max: number) => {
+      const stages = [
+        (first: boolean, latest: boolean) => !first && !latest,
+        (_: boolean, latest: boolean) => !latest,
+        () => true,
+      ];
+      for (const [index, stage] of stages.entries()) {
+        const excess = model.length - max;
+        if (excess <= 0) return;
+        const gone = new Set(
+          evictable(stage)
+            .slice(0, excess)
+            .map((e) => e.id),
+        );
+        if (gone.size > 0) stagesUsed.add(index);
+        model.splice(0, model.length, ...model.filter((e) => !gone.has(e.id)));
+      }
+    };
+    const MAX = 12;
+    const { db, path } = open(MAX);
+    const Database = require('better-sqlite3');
+    const raw = new Database(path, { readonly: true });
+    // A fixed pseudo-random mix: a flood, a few regulars, rare issues, bursts wider than the cap.
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let step = 0; step < 120; step++) {
+      const size = step % 17 === 0 ? MAX + 3 : 1 + Math.floor(next() * 4);
+      const batch = Array.from({ length: size }, () => {
+        const r = next();
+        const issue =
+          r < 0.5 ? 'flood' : r < 0.8 ? `regular-${Math.floor(r * 10)}` : `rare-${step}`;
+        const envelope = event({ hashes: [issue] });
+        model.push({ id: envelope.event?.eventId as string, issue });
+        return envelope;
+      });
+      db.ingest(batch, NOW + step);
+      evictModel(MAX);
+      const stored = raw.prepare('SELECT event_id FROM events ORDER BY id').pluck().all();
+      expect(stored, `after batch ${step}`).toEqual(model.map((e) => e.id));
+      expect(db.totals().storedEvents).toBe(model.length);
+    }
+    // The mix reached every stage of the rule.
+    expect([...stagesUsed].sort()).toEqual([0, 1, 2]);
+    raw.close();
+  });
+
+  it('finds the events to evict through indexes: no statement of the event cap reads the table', () => {
+    const { path } = open();
+    const Database = require('better-sqlite3');
+    const raw = new Database(path, { readonly: true });
+    const plan = (sql: string) =>
+      raw
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...(sql.includes('?') ? [10] : []))
+        .map((row: { detail: string }) => row.detail);
+    const fromTheFront = (index: string) => [
+      'SEARCH events USING INTEGER PRIMARY KEY (rowid=?)',
+      'LIST SUBQUERY 1',
+      // The front of the index, read in order until the LIMIT: as many rows as are evicted.
+      `SCAN events USING COVERING INDEX ${index}`,
+    ];
+    expect(plan(EVENT_CAP_SQL.countEvents)).toEqual([
+      'SEARCH row_counts USING PRIMARY KEY (name=?)',
+    ]);
+    expect(plan(EVENT_CAP_SQL.evictMiddle)).toEqual(fromTheFront('events_middle'));
+    expect(plan(EVENT_CAP_SQL.evictFirsts)).toEqual(fromTheFront('events_not_latest'));
+    expect(plan(EVENT_CAP_SQL.evictOldest)).toEqual([
+      'SEARCH events USING INTEGER PRIMARY KEY (rowid=?)',
+      'LIST SUBQUERY 1',
+      'SCAN events', // by rowid, in order, until the LIMIT
+    ]);
+    // What the triggers look up when an event is stored or evicted: one issue's ends.
+    for (const sql of [
+      'SELECT max(id) FROM events WHERE issue_id = 1 AND id < 9',
+      'SELECT min(id) FROM events WHERE issue_id = 1',
+    ]) {
+      expect(plan(sql)).toEqual([
+        expect.stringMatching(/^SEARCH events USING COVERING INDEX events_issue_id /),
+      ]);
+    }
+    raw.close();
+  });
 });
 
 describe('release health and counts', () => {
@@ -515,6 +617,44 @@ describe('clearing in batches', () => {
     const check = new Database(path, { readonly: true });
     expect(check.pragma('auto_vacuum', { simple: true })).toBe(2);
     check.close();
+  });
+
+  it('starts from a file with events stored before the event count and ends were kept', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const Database = require('better-sqlite3');
+    const old = new Database(path);
+    for (const step of MIGRATIONS.slice(0, 4)) old.exec(step);
+    old.pragma('user_version = 4');
+    // Issue 1: events 1, 3, 4, 6; issue 2: events 2, 5.
+    old.exec(`INSERT INTO issues (id, title, culprit, level, platform, status, first_seen, last_seen,
+        event_count, first_release, last_release, grouping_config)
+      VALUES (1, 'A', '', 'error', 'javascript', 'unresolved', 0, 0, 4, '', '', ''),
+             (2, 'B', '', 'error', 'javascript', 'unresolved', 0, 0, 2, '', '', '')`);
+    const insert = old.prepare(
+      `INSERT INTO events (id, event_id, issue_id, received_at, timestamp, environment, release, url, payload)
+       VALUES (?, ?, ?, 0, 0, '', '', '', '{}')`,
+    );
+    for (const [id, issue] of [
+      [1, 1],
+      [2, 2],
+      [3, 1],
+      [4, 1],
+      [5, 2],
+      [6, 1],
+    ]) {
+      insert.run(id, `old-${id}`, issue);
+    }
+    old.close();
+    const db = openInboxDatabase(path, { maxEvents: 4 });
+    opened.push(db);
+    expect(db.totals().storedEvents).toBe(6);
+    // One more event (it opens issue 3) makes 7 past a cap of 4: issue 1's two middle events go
+    // (3, 4), then the oldest that is not its issue's latest (1).
+    db.ingest([event({ hashes: ['new'] })], NOW);
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare('SELECT id FROM events ORDER BY id').pluck().all()).toEqual([2, 5, 6, 7]);
+    check.close();
+    expect(db.totals().storedEvents).toBe(4);
   });
 });
 
