@@ -738,7 +738,7 @@ function prepare(db: Database.Database, readonly: boolean) {
     totals: db.prepare(
       `SELECT (SELECT count(*) FROM issues) AS issues,
               (SELECT coalesce(sum(event_count), 0) FROM issues) AS events,
-              (SELECT count(*) FROM events) AS storedEvents`,
+              (SELECT n FROM row_counts WHERE name = 'events') AS storedEvents`,
     ),
   };
 }
