@@ -6,6 +6,7 @@
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
+import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
@@ -69,9 +70,9 @@ export function trustedProxiesOf(entries: readonly string[]): TrustedProxies {
 
 /**
  * The client's address. The TCP peer, unless the peer is a trusted proxy: then proxy-addr's
- * answer, the right-most address of `X-Forwarded-For` that is not itself a trusted proxy (walking
- * from the peer leftwards; everything left of it is whatever the client wrote, and ignored). Only
- * `X-Forwarded-For`: proxy-addr, like Express, does not read `Forwarded` or `X-Real-IP`. From an
+ * answer, the right-most address of the forwarding chain (forwardedChainOf) that is not itself a
+ * trusted proxy (walking from the peer leftwards; everything left of it is whatever the client
+ * wrote, and ignored). `X-Real-IP` is never read. From an
  * untrusted peer no header is read, so a visitor cannot name itself. An entry that is not an IP
  * address (a proxy passed a visitor's text on unchecked) names no one: the hop that reported it is
  * the client, so that made-up names cannot mint clients by the thousand. Pure.
@@ -89,6 +90,37 @@ export function clientAddressOf(
   const client = chain[chain.length - 1];
   if (client !== undefined && isIP(client) !== 0) return client;
   return chain[chain.length - 2] ?? peer;
+}
+
+/**
+ * The forwarding chain a request carries, as an `X-Forwarded-For` list for clientAddressOf:
+ * `X-Forwarded-For` when the request has one, else the `for=` values of RFC 7239's `Forwarded`
+ * (parsed by forwarded-parse; brackets, quotes and ports dropped; `unknown` and obfuscated
+ * identifiers kept, so that they name no one). Not both: the proxies that write only `Forwarded`
+ * are rare, and nginx, Caddy and the load balancers of the clouds write `X-Forwarded-For`, so a
+ * visitor's own `Forwarded` never outranks the header its proxy wrote (decision 1021). A
+ * `Forwarded` that does not parse names no one: the proxy that passed it on is the client. Pure.
+ */
+export function forwardedChainOf(headers: IncomingHttpHeaders): string | string[] | undefined {
+  const forwardedFor = headers['x-forwarded-for'];
+  if (forwardedFor !== undefined) return forwardedFor;
+  const forwarded = headers.forwarded;
+  if (forwarded === undefined) return undefined;
+  try {
+    return parseForwarded(forwarded)
+      .map((element) => nodeOf(element.for ?? 'unknown'))
+      .join(',');
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** A `Forwarded` node (`192.0.2.43:47011`, `[2001:db8::1]:4711`) without its port. */
+function nodeOf(node: string): string {
+  const bracketed = /^\[([^\]]*)\](?::\d+)?$/.exec(node);
+  if (bracketed) return bracketed[1] as string;
+  const withPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(node);
+  return withPort ? (withPort[1] as string) : node;
 }
 
 /**
@@ -112,7 +144,7 @@ export const CLIENT_ADDRESS_HEADER = 'x-monitoring-client-address';
  */
 export function stampPeerAddress(req: IncomingMessage, trusted: TrustedProxies): void {
   const peer = req.socket.remoteAddress;
-  const client = clientAddressOf(peer, req.headers['x-forwarded-for'], trusted);
+  const client = clientAddressOf(peer, forwardedChainOf(req.headers), trusted);
   req.headers[PEER_ADDRESS_HEADER] = peer ?? '';
   req.headers[CLIENT_ADDRESS_HEADER] = client ?? '';
   stampedClients().set(req, client);

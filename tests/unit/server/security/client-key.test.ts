@@ -5,6 +5,7 @@ import {
   clientAddressOf,
   clientAddressStampedIn,
   clientKeyOf,
+  forwardedChainOf,
   NO_TRUSTED_PROXIES,
   PEER_ADDRESS_HEADER,
   peerAddressOf,
@@ -135,6 +136,60 @@ describe('the client of a request, behind trusted proxies (proxy-addr semantics)
       expect(() => trustedProxiesOf([entry])).toThrow(TypeError);
     },
   );
+});
+
+describe('the forwarding chain: X-Forwarded-For, else RFC 7239 Forwarded', () => {
+  const loopback = trustedProxiesOf(['loopback']);
+
+  it.each<[string, Record<string, string | string[]>, string | string[] | undefined]>([
+    ['neither header', {}, undefined],
+    [
+      'X-Forwarded-For as sent',
+      { 'x-forwarded-for': '1.2.3.4, 203.0.113.9' },
+      '1.2.3.4, 203.0.113.9',
+    ],
+    ['Forwarded, one hop', { forwarded: 'for=203.0.113.9;proto=https' }, '203.0.113.9'],
+    ['Forwarded, a chain', { forwarded: 'for=1.2.3.4, for=203.0.113.9' }, '1.2.3.4,203.0.113.9'],
+    ['Forwarded, IPv4 with a port', { forwarded: 'for="203.0.113.9:4711"' }, '203.0.113.9'],
+    ['Forwarded, IPv6 with a port', { forwarded: 'for="[2001:db8::1]:4711"' }, '2001:db8::1'],
+    ['Forwarded, IPv6', { forwarded: 'for="[2001:db8::1]"' }, '2001:db8::1'],
+    ['Forwarded, unknown', { forwarded: 'for=unknown' }, 'unknown'],
+    ['Forwarded, obfuscated', { forwarded: 'for=_hidden' }, '_hidden'],
+    ['Forwarded without for=', { forwarded: 'proto=https' }, 'unknown'],
+    ['Forwarded that does not parse', { forwarded: 'for=1.2.3.4;;;="' }, 'unknown'],
+    // A visitor's own Forwarded never outranks the X-Forwarded-For its proxy wrote.
+    [
+      'both: X-Forwarded-For',
+      { 'x-forwarded-for': '203.0.113.9', forwarded: 'for=198.51.100.1' },
+      '203.0.113.9',
+    ],
+  ])('%s', (_name, headers, chain) => {
+    expect(forwardedChainOf(headers)).toEqual(chain);
+  });
+
+  it.each<[string, string, Record<string, string>, string]>([
+    [
+      'a trusted proxy that writes Forwarded',
+      '127.0.0.1',
+      { forwarded: 'for=203.0.113.9' },
+      '203.0.113.9',
+    ],
+    [
+      'a visitor prepends a forgery to Forwarded',
+      '127.0.0.1',
+      { forwarded: 'for=1.2.3.4, for=203.0.113.9' },
+      '203.0.113.9',
+    ],
+    [
+      'Forwarded from an untrusted peer',
+      '198.18.0.7',
+      { forwarded: 'for=127.0.0.1' },
+      '198.18.0.7',
+    ],
+    ['Forwarded naming no one: the proxy', '127.0.0.1', { forwarded: 'for=unknown' }, '127.0.0.1'],
+  ])('%s', (_name, peer, headers, client) => {
+    expect(clientAddressOf(peer, forwardedChainOf(headers), loopback)).toBe(client);
+  });
 });
 
 describe('stampPeerAddress: what the entry writes on every request', () => {
