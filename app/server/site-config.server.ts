@@ -94,7 +94,7 @@ function proxyOnLoopback(config: ServerConfig): boolean {
 export function describeTrustedProxies(config: ServerConfig): string | undefined {
   const { entries } = config.trustedProxies;
   if (entries.length === 0) return undefined;
-  return `clients behind ${entries.join(', ')} (TRUSTED_PROXIES) are read from X-Forwarded-For`;
+  return `clients behind ${entries.join(', ')} (TRUSTED_PROXIES) are read from X-Forwarded-For (else Forwarded)`;
 }
 
 /**

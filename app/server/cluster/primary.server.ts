@@ -11,6 +11,7 @@ import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
+  describeTrustedProxies,
 } from '#app/server/site-config.server';
 import {
   isWorkerHealthMessage,
@@ -317,12 +318,14 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
   const host = address.address.includes(':') ? `[${address.address}]` : address.address;
   const accessLine = describeInboxAccess(config, address.port);
   const spotlight = describeSpotlight(config);
+  const proxies = describeTrustedProxies(config);
   console.log(
     [
       `Listening on http://${host}:${address.port} with ${count} workers (${workersWhy(config)})`,
       `[monitoring] ${describeMonitoring(config, address.port)}`,
       ...(accessLine ? [`[monitoring] ${accessLine}`] : []),
       ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
+      ...(proxies ? [`[server] ${proxies}`] : []),
     ].join('\n'),
   );
   if (inboxProblem) console.error(`[inbox] ${inboxProblem}`);

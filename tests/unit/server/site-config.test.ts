@@ -200,7 +200,7 @@ describe('the start line about /errors', () => {
   it('says whose X-Forwarded-For is read, only when TRUSTED_PROXIES is set', () => {
     expect(describeTrustedProxies(made({}))).toBeUndefined();
     expect(describeTrustedProxies(made({ TRUSTED_PROXIES: 'loopback,10.0.0.0/8' }))).toBe(
-      'clients behind loopback, 10.0.0.0/8 (TRUSTED_PROXIES) are read from X-Forwarded-For',
+      'clients behind loopback, 10.0.0.0/8 (TRUSTED_PROXIES) are read from X-Forwarded-For (else Forwarded)',
     );
   });
 
