@@ -15,7 +15,7 @@ import type { PublicConfig } from '#app/site-config';
 import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
 import {
   EXTENSION_URLS,
-  isLocalInboxPageError,
+  isLocalInboxPage,
   isNoiseEvent,
   NOT_FOUND_SEGMENTS,
   RESIZE_OBSERVER_LOOP_NOTICES,
@@ -74,7 +74,7 @@ export function browserOptions(
     ignoreSpans: NOT_FOUND_SEGMENTS,
     beforeSend: (event, hint) => {
       if (isNoiseEvent(event, hint)) return null;
-      if (isLocalInboxPageError(config.dsn, event.request?.url)) {
+      if (isLocalInboxPage(config.dsn, event.request?.url)) {
         console.warn(
           '[monitoring] not stored: an error on the inbox’s own page',
           hint.originalException,

@@ -101,11 +101,13 @@ export function isNoiseEvent(event: ErrorEvent, hint: EventHint = {}): boolean {
 // --- The local inbox's own pages --------------------------------------------------------------
 
 /**
- * In local inbox mode an error on an /errors page would be stored in the very inbox that failed
- * to show, and shown, failing again, on the next view: each view adds one more. It stays in the
- * browser console instead. With Sentry there is no /errors page to loop through.
+ * Whether the page is one of the local inbox's own (/errors and below). Those pages are the
+ * operator's, not the app's users': an error on one would be stored in the very inbox that
+ * failed to show, and shown, failing again, on the next view (each view adds one more), so it
+ * stays in the browser console; and a view of one starts no release-health session
+ * (start-browser-monitoring.ts, decision 1131). With Sentry there is no /errors page.
  */
-export function isLocalInboxPageError(dsn: string, pageUrl: string | undefined): boolean {
+export function isLocalInboxPage(dsn: string, pageUrl: string | undefined): boolean {
   if (dsn !== LOCAL_INBOX_DSN || !pageUrl) return false;
   let path: string;
   try {

@@ -61,9 +61,9 @@ import type { PageSession } from './start-browser-monitoring';
  * the recorded facts otherwise, with the report's id, time and page. Only
  * start-browser-monitoring.ts imports it, with `import()`.
  */
-/** What the page decided before the SDK came. */
+/** What the page decided before the SDK came; no session on the inbox's own pages. */
 export interface PageView {
-  session: PageSession;
+  session: PageSession | undefined;
   traced: boolean;
 }
 
@@ -163,8 +163,8 @@ type StartOptions = BrowserOptions & {
  * The integrations the client starts with; tracing is added later, when the page view is traced
  * (tracing.ts).
  */
-export function errorIntegrations(session: PageSession): Integration[] {
-  return [
+export function errorIntegrations(session: PageSession | undefined): Integration[] {
+  const integrations = [
     // `ignoreErrors` and `denyUrls` (filters.ts's patterns) are applied by this one; unlike the
     // SDK's own, it lets a "Script error." with a stack or a line through.
     eventFiltersReportingDetailedScriptErrors(),
@@ -184,13 +184,14 @@ export function errorIntegrations(session: PageSession): Integration[] {
     // What happened before the error: clicks, key presses, fetch/XHR, navigations, console.
     breadcrumbsIntegration(),
     consoleIntegration(),
-    // A session per page load, for Sentry's release health (crash-free sessions): the one the
-    // page started before the SDK came.
-    adoptedSessionIntegration(session),
   ];
+  // A session per page load, for Sentry's release health (crash-free sessions): the one the page
+  // started before the SDK came, if it started one.
+  if (session) integrations.push(adoptedSessionIntegration(session));
+  return integrations;
 }
 
-export function startBrowserClient(options: StartOptions, session: PageSession): void {
+export function startBrowserClient(options: StartOptions, session: PageSession | undefined): void {
   const clientOptions: ConstructorParameters<typeof BrowserClient>[0] = {
     ...options,
     integrations: errorIntegrations(session),

@@ -7,7 +7,12 @@ import type { ErrorEvent } from '@sentry/core';
 import type { PublicConfig } from '#app/site-config';
 import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn } from './dsn';
-import { isExtensionUrl, isNoiseEvent, isResizeObserverLoopNotice } from './filters';
+import {
+  isExtensionUrl,
+  isLocalInboxPage,
+  isNoiseEvent,
+  isResizeObserverLoopNotice,
+} from './filters';
 import { type EnvelopeContext, minimalEvent } from './recorder/minimal-envelope';
 import type { Recorded, Recorder } from './recorder/recorder';
 import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
@@ -52,12 +57,18 @@ export function startBrowserMonitoring(
   const dsn = parseDsn(config.dsn);
   if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
   const page: PageView = {
-    session: { sid: randomEventId(), started: Date.now() / 1000, status: 'ok', errors: 0 },
+    session: pageSession(config.dsn, window.location.href),
     // Below 1, so a rate of 1 traces every page view and 0 none.
     traced: Math.random() < config.tracesSampleRate,
   };
-  const session = sessionSender(config, page.session, recorder.sdk);
-  recorder.claim({ keep: isWorthSending, leavingWithoutSdk: session.leaving });
+  const session = page.session && sessionSender(config, page.session, recorder.sdk);
+  recorder.claim({
+    keep: isWorthSending,
+    // An error on the inbox's pages (reached by a client-side navigation) is not the app's: it
+    // does not touch the session, as the SDK's `beforeSend` never lets it reach the session.
+    leavingWithoutSdk: (reports) =>
+      session?.leaving(reports.filter((report) => !isLocalInboxPage(config.dsn, report.url))),
+  });
   const pageLoad = router.state.location;
   const needed = whenSdkNeeded(page, recorder);
   const hydrated = whenPageHydrated(router, shellHydrated);
@@ -101,10 +112,20 @@ export function startBrowserMonitoring(
   Promise.race([hydrated, deadline])
     .then(() => {
       // Sent as the SDK would send it, once the page is ready, whether the SDK ever comes or not.
-      session.start();
+      session?.start();
       return needed;
     })
     .then(() => loadUntilLoaded(loadSdk, whileSdkUnavailable));
+}
+
+/**
+ * The session of a page view, one per page load as the SDK's: none when the page loads on one
+ * of the local inbox's own pages, which are the operator's, not the app's users'; a client-side
+ * navigation later changes nothing, either way (decision 1131).
+ */
+export function pageSession(dsn: string, pageUrl: string): PageSession | undefined {
+  if (isLocalInboxPage(dsn, pageUrl)) return undefined;
+  return { sid: randomEventId(), started: Date.now() / 1000, status: 'ok', errors: 0 };
 }
 
 /**

@@ -38,13 +38,13 @@ import {
   IssueStatusInput,
 } from './inbox/inbox-inputs';
 import { normaliseEventId, wellFormed } from './inbox/protocol-values';
+import type { ReleaseHealth } from './inbox/release-health';
 import type {
   ClearProgress,
   InboxDatabase,
   IssueDetail,
   IssueList,
   IssueSummary,
-  ReleaseHealth,
 } from './inbox/store/inbox-database.server';
 import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
 import { warnLimited } from './logging/rate-limited-log';

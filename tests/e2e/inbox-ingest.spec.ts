@@ -5,10 +5,17 @@
  */
 import { expect, type Page, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { parseEnvelope } from '#tests/support/received-envelopes';
 import { throwClientErrorOnExamplePage } from './support/example-page';
 import { waitForHydration } from './support/hydration';
 
 const CLIENT_MESSAGE = 'Sentry example: client error thrown in an event handler';
+
+interface DiscardedEvent {
+  reason: string;
+  category: string;
+  quantity: number;
+}
 
 let server: BuiltServer;
 
@@ -56,6 +63,40 @@ test('the same client error thrown 10 times is one issue with count 10', async (
   await expect(page.getByRole('region', { name: 'Page' }).getByRole('listitem')).toHaveText([
     /\/sentry-example-page100%$/,
   ]);
+});
+
+test('pressed again on the same page, the same error is dropped by the SDK’s Dedupe: the count stays 1 (README)', async ({
+  page,
+}) => {
+  // What the SDK reports it dropped, as it tells the tunnel when the page is hidden.
+  const dropped: number[] = [];
+  page.on('request', (request) => {
+    const body = request.postDataBuffer();
+    if (!request.url().includes('/monitoring?') || !body?.includes('"type":"client_report"'))
+      return;
+    for (const item of parseEnvelope(body).items) {
+      const report = item.payload as { discarded_events?: DiscardedEvent[] };
+      for (const outcome of report.discarded_events ?? []) {
+        if (outcome.reason === 'event_processor' && outcome.category === 'error') {
+          dropped.push(outcome.quantity);
+        }
+      }
+    }
+  });
+  await throwClientError(page, 1);
+  const button = page.getByRole('button', { name: 'Throw client error' });
+  await button.click();
+  await button.click();
+  // The tab goes to the background: the SDK sends its client report, the two presses dropped.
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  await expect.poll(() => dropped.reduce((sum, quantity) => sum + quantity, 0)).toBe(2);
+  await page.goto(`${server.url}/errors`);
+  await expect(ours(page)).toHaveCount(1);
+  await expect(ours(page)).toContainText('1 event');
+  await expect(ours(page)).not.toContainText('3 events');
 });
 
 test('a resolved issue thrown again is marked regressed, in the list and on its page', async ({

@@ -131,6 +131,35 @@ describe('the tunnel in local inbox mode', () => {
       `${invalid}invalid envelope header`,
     ],
     [
+      // ItemType::is_internal (relay-server/src/envelope/item.rs): BadStoreRequest::InternalEnvelope.
+      'an item of the internal type integration',
+      `${header}\n{"type":"integration","content_type":"application/vnd.sentry.integration.otel.logs+json"}\n{}\n`,
+      400,
+      'envelope contains internal items',
+    ],
+    [
+      // EnvelopeHeaders is serde-derived: "duplicate field `sent_at`" (envelope/mod.rs).
+      'a header with sent_at twice',
+      `${JSON.stringify({ dsn: LOCAL_INBOX_DSN }).slice(0, -1)},"sent_at":"2026-11-28T00:00:00Z","sent_at":"2026-11-28T00:00:01Z"}\n{"type":"session"}\n{}\n`,
+      400,
+      `${invalid}invalid envelope header`,
+    ],
+    [
+      // ItemHeaders::length is an Option<u32>: the float 41.0 fails serde (envelope/item.rs).
+      'an item length of 41.0',
+      `${header}\n{"type":"event","length":41.0}\n{"message":"hello world","level":"error"}\n`,
+      400,
+      `${invalid}invalid item header`,
+    ],
+    [
+      // EnvelopeHeaders::complete and test_parse_request_validate_origin (envelope/mod.rs):
+      // the request has no Origin or Referer, the envelope names one.
+      'an envelope origin other than the request’s',
+      `${JSON.stringify({ dsn: LOCAL_INBOX_DSN, origin: 'http://localhost/' })}\n{"type":"event"}\n{}\n`,
+      400,
+      `${invalid}origin header mismatch between envelope and request`,
+    ],
+    [
       'two events in one envelope',
       `${header}\n{"type":"event"}\n{}\n{"type":"event"}\n{}\n`,
       413,

@@ -87,10 +87,27 @@ function seeds() {
     }),
     seededSessions(
       [
-        { ...RELEASE, started: 8, errored: 0, crashed: 0, abnormal: 0 },
-        { ...RELEASE, started: 0, errored: 0, crashed: 1, abnormal: 0, sessionId: 's1' },
+        { ...RELEASE, started: 8, errored: 0, unhandled: 0, crashed: 0, abnormal: 0 },
+        {
+          ...RELEASE,
+          started: 0,
+          errored: 1,
+          unhandled: 0,
+          crashed: 1,
+          abnormal: 0,
+          sessionId: 's1',
+        },
+        {
+          ...RELEASE,
+          started: 0,
+          errored: 1,
+          unhandled: 1,
+          crashed: 0,
+          abnormal: 0,
+          sessionId: 's2',
+        },
       ],
-      { session: 9 },
+      { session: 10 },
     ),
     { sessions: [], counts: { span: 4, client_report: 1 } },
   ];
@@ -165,9 +182,10 @@ describe('the list and an issue’s page', () => {
   it('shows release health and counts the items it does not list', async () => {
     const { html } = await page(server, '/errors');
     expect(html).toMatch(
-      /<td>app@1\.4\.0<\/td><td><span class="env env-production">production<\/span><\/td><td>8<\/td><td>1<\/td><td>0<\/td><td>87\.5%<\/td>/,
+      // Sessions, then healthy, errored, unhandled and crashed (adding up to them), crash-free.
+      /<td>app@1\.4\.0<\/td><td><span class="env env-production">production<\/span><\/td><td>8<\/td><td>6<\/td><td>0<\/td><td>1<\/td><td>1<\/td><td>87\.5%<\/td>/,
     );
-    expect(html).toContain('Also received: 1 client report, 9 sessions, 4 spans.');
+    expect(html).toContain('Also received: 1 client report, 10 sessions, 4 spans.');
   });
 
   it.each([

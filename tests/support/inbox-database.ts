@@ -54,3 +54,20 @@ export function tagOf(event: Record<string, unknown>, key: string): unknown {
     ? (tags as Record<string, unknown>)[key]
     : undefined;
 }
+
+/** Release health as stored: sessions started and unhandled, summed over releases. */
+export function storedSessions(dir: string): { started: number; unhandled: number } {
+  const path = join(dir, 'inbox.sqlite');
+  if (!existsSync(path)) return { started: 0, unhandled: 0 };
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const row = db
+      .prepare(
+        'SELECT coalesce(sum(sessions), 0) AS started, coalesce(sum(unhandled), 0) AS unhandled FROM release_health',
+      )
+      .get() as { started: number; unhandled: number };
+    return row;
+  } finally {
+    db.close();
+  }
+}

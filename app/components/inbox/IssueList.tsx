@@ -4,7 +4,7 @@
  */
 import { Link } from '@tanstack/react-router';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
-import type { ReleaseHealth as Health } from '#app/server/inbox/store/inbox-database.server';
+import type { ReleaseHealth as Health } from '#app/server/inbox/release-health';
 import type { ListedIssue } from '#app/server/inbox.functions';
 import { Sparkline } from './Charts';
 import { countOf, formatUtc, isoOf } from './format';
@@ -180,7 +180,8 @@ export function EnvironmentBadge({ environment }: { environment: string }) {
 
 /**
  * Release health from the session updates the SDK sends: per release and environment, the
- * sessions, those that crashed or saw an error, and the crash-free rate, as Sentry shows them.
+ * sessions and their parts (healthy, errored, unhandled, crashed and abnormal, which add up to
+ * them) and the crash-free rate, as Sentry shows them (app/server/inbox/release-health.ts).
  */
 export function ReleaseHealth({ health }: { health: Health[] }) {
   if (health.length === 0) return <p>No sessions received yet.</p>;
@@ -192,8 +193,10 @@ export function ReleaseHealth({ health }: { health: Health[] }) {
             <th scope="col">Release</th>
             <th scope="col">Environment</th>
             <th scope="col">Sessions</th>
-            <th scope="col">Crashed</th>
+            <th scope="col">Healthy</th>
             <th scope="col">Errored</th>
+            <th scope="col">Unhandled</th>
+            <th scope="col">Crashed</th>
             <th scope="col">Crash-free</th>
           </tr>
         </thead>
@@ -205,15 +208,21 @@ export function ReleaseHealth({ health }: { health: Health[] }) {
                 <EnvironmentBadge environment={row.environment} />
               </td>
               <td>{row.sessions}</td>
+              <td>{row.healthy}</td>
+              <td>{row.errored}</td>
+              <td>{row.unhandled}</td>
               <td>
                 {row.abnormal > 0 ? `${row.crashed} + ${row.abnormal} abnormal` : row.crashed}
               </td>
-              <td>{row.errored}</td>
               <td>{crashFree(row.crashFreeRate)}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      <p className="muted">
+        Errored sessions saw only handled errors. Unhandled: an error nobody caught, which a browser
+        survives; crash-free counts crashed sessions only, as Sentry does.
+      </p>
     </div>
   );
 }

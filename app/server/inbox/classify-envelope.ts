@@ -23,9 +23,9 @@
  * Release health from updates, as Relay's session metrics count it
  * (relay-server/src/metrics_extraction/sessions/mod.rs): a session starts with `init: true`; it
  * is errored when any update has `errors > 0` or status `errored`, `crashed`, `abnormal` or
- * `unhandled` (count each `sessionId` once); crashed with status `crashed`. An aggregate adds
- * `exited + errored + abnormal + crashed` sessions, of which `errored + abnormal + crashed`
- * errored and `crashed` crashed.
+ * `unhandled` (count each `sessionId` once); unhandled, crashed or abnormal with that status.
+ * An aggregate adds `exited + errored + abnormal + unhandled + crashed` sessions, all but the
+ * exited errored. What the page shows of them: ./release-health.ts.
  */
 import type { EnvelopeItem, ValidEnvelope } from './envelope';
 import { type NormalisedEvent, normaliseEvent } from './normalise-event';
@@ -60,6 +60,7 @@ export interface SessionAggregate extends SessionAttributes {
   exited: number;
   errored: number;
   abnormal: number;
+  unhandled: number;
   crashed: number;
 }
 
@@ -184,13 +185,13 @@ function sessionAggregatesOf(
     if (!isRecord(bucket)) return 'aggregates';
     const started = parseDateTime(bucket.started);
     if (started === undefined) return 'started';
-    const counts = (['exited', 'errored', 'abnormal', 'crashed'] as const).map((key) =>
+    const counts = (['exited', 'errored', 'abnormal', 'unhandled', 'crashed'] as const).map((key) =>
       countOf(bucket[key]),
     );
     const distinctId = distinctIdOf(bucket.did);
     if (counts.includes(undefined) || distinctId === null) return 'aggregates';
     if (!isRecentEnough(started, received)) continue;
-    const [exited, errored, abnormal, crashed] = counts as number[];
+    const [exited, errored, abnormal, unhandled, crashed] = counts as number[];
     const aggregate: SessionAggregate = {
       kind: 'aggregate',
       ...attributes,
@@ -198,6 +199,7 @@ function sessionAggregatesOf(
       exited: exited as number,
       errored: errored as number,
       abnormal: abnormal as number,
+      unhandled: unhandled as number,
       crashed: crashed as number,
     };
     if (distinctId !== undefined) aggregate.distinctId = distinctId;

@@ -67,7 +67,7 @@ const strictDecoder = new TextDecoder('utf-8', { fatal: true });
 const decoder = new TextDecoder();
 
 type HeaderRead =
-  | { header: Record<string, unknown>; start: number; end: number }
+  | { header: Record<string, unknown>; text: string; start: number; end: number }
   | { error: 'eof' | 'invalid' | 'newline' };
 
 /** The JSON object header whose first byte (after whitespace) is at or after `offset`. */
@@ -79,15 +79,108 @@ function readHeader(bytes: Uint8Array, offset: number): HeaderRead {
   const end = objectEnd(bytes, start);
   if (end === -1) return { error: 'invalid' };
   let header: unknown;
+  let text: string;
   try {
-    header = JSON.parse(strictDecoder.decode(bytes.subarray(start, end)));
+    text = strictDecoder.decode(bytes.subarray(start, end));
+    header = JSON.parse(text);
   } catch {
     return { error: 'invalid' };
   }
   if (!isRecord(header)) return { error: 'invalid' };
   if (end < bytes.length && bytes[end] !== NEWLINE) return { error: 'newline' };
-  return { header, start, end };
+  return { header, text, start, end };
 }
+
+/**
+ * The members of the JSON object `text` (which JSON.parse accepted) at its top level: each key
+ * unescaped, and its value's JSON text. JSON.parse keeps the last of two equal keys and reads
+ * `41.0` as 41; Relay's serde types see both, so its rules are checked on these.
+ */
+export function topLevelMembers(text: string): Array<{ key: string; value: string }> {
+  const members: Array<{ key: string; value: string }> = [];
+  let depth = 0;
+  let key: string | undefined;
+  let valueStart = -1;
+  const close = (at: number) => {
+    if (key !== undefined) members.push({ key, value: text.slice(valueStart, at).trim() });
+    key = undefined;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      let end = i + 1;
+      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      if (depth === 1 && key === undefined && valueStart === -1) {
+        key = JSON.parse(text.slice(i, end + 1)) as string;
+      }
+      i = end;
+    } else if (c === 0x3a /* : */ && depth === 1 && valueStart === -1) {
+      valueStart = i + 1;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth += 1;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth -= 1;
+      if (depth === 0) close(i);
+    } else if (c === 0x2c /* , */ && depth === 1) {
+      close(i);
+      valueStart = -1;
+    }
+  }
+  return members;
+}
+
+/**
+ * Whether the header's members pass serde as Relay derives it: a key Relay reads into a field
+ * given twice is "duplicate field" (a key it keeps in its catch-all map may repeat), and the
+ * integer fields take only integer literals (`41.0` is "invalid type: floating point").
+ */
+function membersAsRelayReads(
+  text: string,
+  fields: ReadonlySet<string>,
+  integers: readonly string[] = [],
+): boolean {
+  const seen = new Set<string>();
+  for (const { key, value } of topLevelMembers(text)) {
+    if (!fields.has(key)) continue;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (integers.includes(key) && value !== 'null' && !/^-?\d+$/.test(value)) return false;
+  }
+  return true;
+}
+
+/**
+ * The keys Relay reads into fields of `EnvelopeHeaders` and its flattened `RequestMeta`
+ * (relay-server/src/envelope/mod.rs, extractors/request_meta.rs); any other key goes to `other`.
+ */
+const ENVELOPE_HEADER_FIELDS: ReadonlySet<string> = new Set([
+  'event_id',
+  'dsn',
+  'client',
+  'version',
+  'origin',
+  'remote_addr',
+  'forwarded_for',
+  'user_agent',
+  'retention',
+  'downsampled_retention',
+  'sent_at',
+  'trace',
+  'required_features',
+]);
+
+/** The keys Relay reads into fields of `ItemHeaders` (relay-server/src/envelope/item.rs). */
+const ITEM_HEADER_FIELDS: ReadonlySet<string> = new Set([
+  'type',
+  'length',
+  'item_count',
+  'attachment_type',
+  'content_type',
+  'filename',
+  'platform',
+  'routing_hint',
+]);
+const ITEM_HEADER_INTEGERS = ['length', 'item_count'];
 
 /** Where the JSON object starting at `start` ends (exclusive), or -1 when it never closes. */
 function objectEnd(bytes: Uint8Array, start: number): number {
@@ -115,14 +208,14 @@ function isWhitespace(byte: number): boolean {
 /** The envelope header and where the first item starts. */
 export function readEnvelopeHeader(
   bytes: Uint8Array,
-): { header: Record<string, unknown>; next: number } | { error: FramingError } {
+): { header: Record<string, unknown>; text: string; next: number } | { error: FramingError } {
   const read = readHeader(bytes, 0);
   if ('error' in read) {
     if (read.error === 'eof') return { error: FRAMING_ERRORS.missingHeader };
     if (read.error === 'newline') return { error: FRAMING_ERRORS.missingNewline };
     return { error: FRAMING_ERRORS.invalidHeader };
   }
-  return { header: read.header, next: read.end + 1 };
+  return { header: read.header, text: read.text, next: read.end + 1 };
 }
 
 /** The item starting at `offset` (after any whitespace) and where the next one starts. */
@@ -137,7 +230,12 @@ export function readItem(
     return { error: FRAMING_ERRORS.invalidItemHeader };
   }
   const { header } = read;
-  if (!isItemHeader(header)) return { error: FRAMING_ERRORS.invalidItemHeader };
+  if (
+    !isItemHeader(header) ||
+    !membersAsRelayReads(read.text, ITEM_HEADER_FIELDS, ITEM_HEADER_INTEGERS)
+  ) {
+    return { error: FRAMING_ERRORS.invalidItemHeader };
+  }
   // The last header needs no newline, so the payload may start past the end.
   const payloadStart = Math.min(read.end + 1, bytes.length);
   let payloadEnd: number;
@@ -217,7 +315,12 @@ export function payloadJson(item: EnvelopeItem): unknown {
  *   is not a u32 or runs past the end, whitespace where an item should start;
  * - envelope header fields of the wrong type: an `event_id` that is not a UUID, a `sent_at` that
  *   is not an RFC 3339 datetime (`EnvelopeHeaders`,
- *   https://github.com/getsentry/relay/blob/master/relay-server/src/envelope/mod.rs).
+ *   https://github.com/getsentry/relay/blob/master/relay-server/src/envelope/mod.rs);
+ * - a header key Relay reads into a field given twice (`sent_at` twice: serde's "duplicate
+ *   field"), and an item `length` or `item_count` that is not an integer literal (`41.0`);
+ * - an item of an internal type (`integration`: "envelope contains internal items");
+ * - (checked by the tunnel, which has the request: envelopeOriginProblem) an envelope `origin`
+ *   other than the request's.
  *
  * 413 (`BadStoreRequest::Overflow`): the per-type limits of `check_envelope_size_limits`
  * (https://github.com/getsentry/relay/blob/master/relay-server/src/utils/sizes.rs) with Relay's
@@ -332,7 +435,8 @@ export function readEnvelope(bytes: Uint8Array): ReadEnvelopeResult {
   const sentAt = parseDateTime(header.sent_at);
   if (
     (header.event_id != null && eventId === undefined) ||
-    (header.sent_at != null && sentAt === undefined)
+    (header.sent_at != null && sentAt === undefined) ||
+    !membersAsRelayReads(first.text, ENVELOPE_HEADER_FIELDS)
   ) {
     return invalid('invalid event envelope: invalid envelope header');
   }
@@ -342,6 +446,9 @@ export function readEnvelope(bytes: Uint8Array): ReadEnvelopeResult {
   while (offset < bytes.length) {
     const read = readItem(bytes, offset);
     if ('error' in read) return invalid(`invalid event envelope: ${read.error}`);
+    if (INTERNAL_ITEM_TYPES.has(read.item.header.type as string)) {
+      return invalid('envelope contains internal items');
+    }
     const over = budget.take(read.item);
     if (over) return { ok: false, status: 413, reason: over };
     items.push(read.item);
@@ -351,6 +458,46 @@ export function readEnvelope(bytes: Uint8Array): ReadEnvelopeResult {
   if (eventId !== undefined) envelope.eventId = eventId;
   if (sentAt !== undefined) envelope.sentAt = sentAt;
   return { ok: true, envelope };
+}
+
+/**
+ * Item types only Relay itself may make (`ItemType::is_internal`, relay-server/src/envelope/item.rs):
+ * its envelope endpoint refuses an envelope holding one (`BadStoreRequest::InternalEnvelope`).
+ */
+const INTERNAL_ITEM_TYPES: ReadonlySet<string> = new Set(['integration']);
+
+/**
+ * Relay's check of the envelope header's `origin` against the request (`EnvelopeHeaders::complete`
+ * in relay-server/src/envelope/mod.rs; its test `test_parse_request_validate_origin`): the
+ * request's origin is its `Origin` header, else its `Referer`, each only as an http(s) URL
+ * (`parse_header_url`, extractors/request_meta.rs); an envelope `origin` that is set and differs,
+ * URL for URL, is a 400. An `origin` that is not a URL fails Relay's header parse (400 too).
+ * The reason, or undefined when Relay would go on.
+ */
+export function envelopeOriginProblem(
+  envelopeOrigin: unknown,
+  request: { origin?: string | undefined; referer?: string | undefined },
+): string | undefined {
+  if (envelopeOrigin == null) return undefined;
+  const claimed = typeof envelopeOrigin === 'string' ? urlOf(envelopeOrigin) : undefined;
+  if (!claimed) return 'invalid event envelope: invalid envelope header';
+  const actual = httpUrlOf(request.origin) ?? httpUrlOf(request.referer);
+  return claimed === actual
+    ? undefined
+    : 'invalid event envelope: origin header mismatch between envelope and request';
+}
+
+function urlOf(text: string): string | undefined {
+  try {
+    return new URL(text).href;
+  } catch {
+    return undefined;
+  }
+}
+
+function httpUrlOf(header: string | undefined): string | undefined {
+  const url = header === undefined ? undefined : urlOf(header);
+  return url?.startsWith('http:') || url?.startsWith('https:') ? url : undefined;
 }
 
 function invalid(reason: string): ReadEnvelopeResult {

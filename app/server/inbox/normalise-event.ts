@@ -16,6 +16,8 @@
  *   read.
  * - A top-level `stacktrace` moves into the only exception when that has none
  *   (`normalize_exceptions`).
+ * - `exception`, `threads` and `breadcrumbs` given as one bare object are a list of that one
+ *   (`Values::from_value`), so Sentry's `exception-compute-hashes` groups by its exception.
  * Always: `logentry` (or the legacy `message`) as Relay normalises it (logentry.ts), top-level
  * fields Relay does not know dropped (`RemoveOtherProcessor`), and these bounds:
  * - 50 frames per stack trace (the SDK's STACKTRACE_FRAME_LIMIT), the 50 nearest the throw: the
@@ -211,8 +213,15 @@ function moveStacktraceIntoException(event: Record<string, unknown>): void {
   delete event.stacktrace;
 }
 
-/** A `{ values: [...] }` list from SDKs, or a bare list from some older ones: `keep` picks. */
+/**
+ * A `{ values: [...] }` list from SDKs, a bare list from some older ones, or one bare object,
+ * which Relay reads as a list of one (`Values::from_value` in relay-protocol: an object without
+ * `values` is the only value; an empty object is none): `keep` picks.
+ */
 function listOf(container: unknown, keep: (values: unknown[]) => unknown[]): unknown {
+  if (isRecord(container) && !Object.hasOwn(container, 'values')) {
+    return Object.keys(container).length === 0 ? undefined : { values: keep([container]) };
+  }
   const values = isRecord(container) ? container.values : container;
   if (!Array.isArray(values)) return structure(container);
   const kept = keep(values);

@@ -131,7 +131,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 export type EnvelopeHeader =
-  | { ok: true; dsn: string; eventId?: string }
+  | { ok: true; dsn: string; eventId?: string; origin?: unknown }
   | { ok: false; reason: string };
 
 /**
@@ -168,9 +168,13 @@ export function parseEnvelopeHeader(line: Uint8Array): EnvelopeHeader {
   }
   // Two fields on the hot path of every envelope: plain checks (a schema library cost about a
   // microsecond an envelope here, more than the rest of the check; see docs/decisions/0102).
-  const { dsn, event_id: eventId } = json;
+  const { dsn, event_id: eventId, origin } = json;
   if (typeof dsn !== 'string' || dsn === '') return { ok: false, reason: NO_DSN };
-  return typeof eventId === 'string' ? { ok: true, dsn, eventId } : { ok: true, dsn };
+  const header: EnvelopeHeader =
+    typeof eventId === 'string' ? { ok: true, dsn, eventId } : { ok: true, dsn };
+  // Local inbox mode checks it as Relay does (envelopeOriginProblem); Sentry checks its own.
+  if (origin != null) header.origin = origin;
+  return header;
 }
 
 /**

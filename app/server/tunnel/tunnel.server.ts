@@ -5,6 +5,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TunnelTarget } from '#app/monitoring/dsn';
+import { envelopeOriginProblem } from '#app/server/inbox/envelope';
 import {
   type AllowList,
   type Destination,
@@ -95,6 +96,12 @@ function route(
       return;
     }
     if (destination.local) {
+      const { headers } = exchange.req;
+      const originProblem = envelopeOriginProblem(header.origin, headers);
+      if (originProblem) {
+        exchange.reject(400, originProblem);
+        return;
+      }
       const rate = exchange.options.localRate.admit(exchange.client);
       if (!rate.ok) {
         exchange.overRate(

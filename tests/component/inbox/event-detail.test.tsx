@@ -65,7 +65,7 @@ describe('Breadcrumbs', () => {
 });
 
 describe('ReleaseHealth', () => {
-  it('shows sessions, crashed, errored and the crash-free rate per release and environment', () => {
+  it('shows sessions, their parts and the crash-free rate per release and environment', () => {
     render(
       <ReleaseHealth
         health={[
@@ -73,30 +73,45 @@ describe('ReleaseHealth', () => {
             release: 'app@1.0.0',
             environment: 'production',
             sessions: 8,
-            crashed: 1,
+            healthy: 4,
             errored: 2,
+            unhandled: 1,
+            crashed: 1,
             abnormal: 0,
             crashFreeRate: 0.875,
+            unhandledRate: 0.125,
           },
           {
             release: 'app@2.0.0',
             environment: 'development',
             sessions: 0,
-            crashed: 0,
+            healthy: 0,
             errored: 0,
+            unhandled: 0,
+            crashed: 0,
             abnormal: 0,
           },
         ]}
       />,
     );
+    expect(screen.getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual([
+      'Release',
+      'Environment',
+      'Sessions',
+      'Healthy',
+      'Errored',
+      'Unhandled',
+      'Crashed',
+      'Crash-free',
+    ]);
     const rows = screen.getAllByRole('row').map((row) =>
       within(row)
         .queryAllByRole('cell')
         .map((cell) => cell.textContent),
     );
     expect(rows.slice(1)).toEqual([
-      ['app@1.0.0', 'production', '8', '1', '2', '87.5%'],
-      ['app@2.0.0', 'development', '0', '0', '0', 'no sessions'],
+      ['app@1.0.0', 'production', '8', '4', '2', '1', '1', '87.5%'],
+      ['app@2.0.0', 'development', '0', '0', '0', '0', '0', 'no sessions'],
     ]);
   });
 

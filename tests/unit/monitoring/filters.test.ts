@@ -5,7 +5,7 @@ import {
   isDetailedScriptError,
   isExtensionUrl,
   isIncompleteRouterSegment,
-  isLocalInboxPageError,
+  isLocalInboxPage,
   isNoiseEvent,
   isOpaqueScriptError,
   isResizeObserverLoopNotice,
@@ -172,7 +172,7 @@ describe('isNoiseEvent (the beforeSend rules)', () => {
   });
 });
 
-describe('isLocalInboxPageError', () => {
+describe('isLocalInboxPage', () => {
   const LOCAL = 'http://localinbox@localhost/1';
   const SENTRY = 'https://key@o1.ingest.us.sentry.io/2';
   it.each([
@@ -186,7 +186,7 @@ describe('isLocalInboxPageError', () => {
     [LOCAL, 'not a url', false],
     [SENTRY, 'http://localhost:3000/errors', false],
   ])('%s, %s → %s', (dsn, url, dropped) => {
-    expect(isLocalInboxPageError(dsn, url)).toBe(dropped);
+    expect(isLocalInboxPage(dsn, url)).toBe(dropped);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   MAX_CSP_REPORTS_PER_PAGE,
   type PageLoadRouter,
   type PageSession,
+  pageSession,
   type RenderedRouter,
   type RootMatchState,
   type RouterLocation,
@@ -358,5 +359,26 @@ describe('the page session', () => {
       expect(typeof timestamp).toBe('string');
       expect(sdk).toMatchObject(fields);
     });
+  });
+});
+
+describe('pageSession: one per page load, none for the local inbox’s own pages', () => {
+  const LOCAL = 'http://localinbox@localhost/1';
+  const SENTRY = 'https://key@o1.ingest.us.sentry.io/2';
+  it.each([
+    [LOCAL, 'http://127.0.0.1:3000/', true],
+    [LOCAL, 'http://127.0.0.1:3000/about', true],
+    [LOCAL, 'http://127.0.0.1:3000/errors', false],
+    [LOCAL, 'http://127.0.0.1:3000/errors?status=resolved', false],
+    [LOCAL, 'http://127.0.0.1:3000/errors/issues/3', false],
+    [LOCAL, 'http://127.0.0.1:3000/errors/sign-in', false],
+    [LOCAL, 'http://127.0.0.1:3000/errorsx', true],
+    // With Sentry there is no inbox: /errors is the app's own page (the not-found page).
+    [SENTRY, 'http://127.0.0.1:3000/errors', true],
+  ])('%s, %s → a session: %s', (dsn, url, starts) => {
+    const session = pageSession(dsn, url);
+    expect(session !== undefined).toBe(starts);
+    if (session) expect(session).toMatchObject({ status: 'ok', errors: 0 });
+    if (session) expect(session.sid).toMatch(/^[0-9a-f]{32}$/);
   });
 });

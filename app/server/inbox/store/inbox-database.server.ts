@@ -23,6 +23,7 @@
  * is done, then `reclaimSpace`), so that no transaction holds the file for long.
  */
 import Database from 'better-sqlite3';
+import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
 import { MIGRATIONS } from './migrations';
 import {
   DEFAULT_INBOX_MAX_MB,
@@ -59,8 +60,8 @@ export interface PreparedEvent {
 
 /**
  * What one session update adds to release health, as Relay's session metrics count it
- * (../classify-envelope.ts): sessions started, and how many of them errored, crashed or ended
- * abnormally. With a `sessionId` each outcome counts once per session, however many updates
+ * (../classify-envelope.ts): sessions started, and how many of them errored (any error), had
+ * an unhandled one, crashed or ended abnormally. With a `sessionId` each outcome counts once per session, however many updates
  * repeat it; an aggregate (no id) adds its counts as they are.
  */
 export interface PreparedSession {
@@ -68,6 +69,7 @@ export interface PreparedSession {
   environment: string;
   started: number;
   errored: number;
+  unhandled: number;
   crashed: number;
   abnormal: number;
   sessionId?: string;
@@ -143,17 +145,6 @@ export interface StoredEvent {
   /** Neighbours among the issue's stored events, by time. */
   newerId?: string;
   olderId?: string;
-}
-
-export interface ReleaseHealth {
-  release: string;
-  environment: string;
-  sessions: number;
-  crashed: number;
-  errored: number;
-  abnormal: number;
-  /** Share of sessions that did not crash, 0..1, as Sentry's crash-free rate; undefined without sessions. */
-  crashFreeRate?: number;
 }
 
 export interface InboxDatabase {
@@ -389,7 +380,7 @@ function inboxDatabase(
     s.ensureHealth.run(session.release, session.environment);
     if (session.started > 0)
       s.addTo.sessions.run(session.started, session.release, session.environment);
-    for (const outcome of ['errored', 'crashed', 'abnormal'] as const) {
+    for (const outcome of ['errored', 'unhandled', 'crashed', 'abnormal'] as const) {
       const count = session[outcome];
       if (count <= 0) continue;
       if (session.sessionId !== undefined) {
@@ -560,15 +551,7 @@ function inboxDatabase(
       };
     },
     releaseHealth() {
-      return (statements.health.all() as HealthRow[]).map((row) => ({
-        release: row.release,
-        environment: row.environment,
-        sessions: row.sessions,
-        crashed: row.crashed,
-        errored: row.errored,
-        abnormal: row.abnormal,
-        ...(row.sessions > 0 ? { crashFreeRate: Math.max(0, 1 - row.crashed / row.sessions) } : {}),
-      }));
+      return (statements.health.all() as SessionCounts[]).map(releaseHealthOf);
     },
     itemCounts() {
       const counts: Record<string, number> = Object.create(null);
@@ -664,15 +647,6 @@ interface EventRow {
   payload: string;
 }
 
-interface HealthRow {
-  release: string;
-  environment: string;
-  sessions: number;
-  crashed: number;
-  errored: number;
-  abnormal: number;
-}
-
 type Statements = ReturnType<typeof prepare>;
 type WriteStatements = ReturnType<Statements['write']>;
 
@@ -726,7 +700,8 @@ function prepare(db: Database.Database, readonly: boolean) {
          GROUP BY release ORDER BY n DESC LIMIT ${MAX_FACET_VALUES}) ORDER BY v`,
     ),
     health: db.prepare(
-      `SELECT * FROM release_health ORDER BY sessions DESC, release DESC, environment LIMIT ${MAX_HEALTH_SHOWN}`,
+      `SELECT release, environment, sessions, errored, unhandled, crashed, abnormal
+         FROM release_health ORDER BY sessions DESC, release DESC, environment LIMIT ${MAX_HEALTH_SHOWN}`,
     ),
     itemCounts: db.prepare(
       `SELECT type, count FROM (SELECT type, count FROM item_counts ORDER BY count DESC
@@ -891,6 +866,7 @@ function prepareWrites(db: Database.Database) {
       sessions: outcome('sessions'),
       crashed: outcome('crashed'),
       errored: outcome('errored'),
+      unhandled: outcome('unhandled'),
       abnormal: outcome('abnormal'),
     },
     noteSessionOutcome: db.prepare(

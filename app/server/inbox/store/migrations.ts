@@ -200,4 +200,8 @@ export const MIGRATIONS: readonly string[] = [
       WHERE id = (SELECT max(id) FROM events WHERE issue_id = OLD.issue_id);
   END;
   `,
+  // 6: sessions with an unhandled error, counted apart as Sentry's release health does (issue 33).
+  `
+  ALTER TABLE release_health ADD COLUMN unhandled INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -78,8 +78,9 @@ export function sessionOf(update: SessionUpdate): PreparedSession {
     return {
       release: update.release,
       environment,
-      started: update.exited + update.errored + update.abnormal + update.crashed,
-      errored: update.errored + update.abnormal + update.crashed,
+      started: update.exited + update.errored + update.abnormal + update.unhandled + update.crashed,
+      errored: update.errored + update.abnormal + update.unhandled + update.crashed,
+      unhandled: update.unhandled,
       crashed: update.crashed,
       abnormal: update.abnormal,
     };
@@ -90,6 +91,7 @@ export function sessionOf(update: SessionUpdate): PreparedSession {
     environment,
     started: update.init ? 1 : 0,
     errored: failed ? 1 : 0,
+    unhandled: update.status === 'unhandled' ? 1 : 0,
     crashed: update.status === 'crashed' ? 1 : 0,
     abnormal: update.status === 'abnormal' ? 1 : 0,
     sessionId: update.sessionId,

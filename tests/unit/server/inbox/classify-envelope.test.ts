@@ -170,7 +170,7 @@ describe('classifyEnvelope: session updates', () => {
     const payload = {
       aggregates: [
         { started: '2025-11-22T01:00:00Z', exited: 5, errored: 1, did: 'user-1' },
-        { started: '2025-11-22T02:00:00Z', crashed: 2 },
+        { started: '2025-11-22T02:00:00Z', crashed: 2, unhandled: 3 },
         { started: '2025-11-01T00:00:00Z', exited: 9 },
       ],
       attrs,
@@ -185,6 +185,7 @@ describe('classifyEnvelope: session updates', () => {
         exited: 5,
         errored: 1,
         abnormal: 0,
+        unhandled: 0,
         crashed: 0,
       },
       {
@@ -194,6 +195,7 @@ describe('classifyEnvelope: session updates', () => {
         exited: 0,
         errored: 0,
         abnormal: 0,
+        unhandled: 3,
         crashed: 2,
       },
     ]);

@@ -14,7 +14,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { SDK_METADATA } from '#app/monitoring/recorder/report';
 import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
-import { ENVELOPE_LIMITS, readEnvelope, splitEnvelope } from '#app/server/inbox/envelope';
+import {
+  ENVELOPE_LIMITS,
+  envelopeOriginProblem,
+  readEnvelope,
+  splitEnvelope,
+} from '#app/server/inbox/envelope';
 import { envelopeBytes } from '#tests/fixtures/inbox-envelopes';
 import {
   javaEnvelopes,
@@ -269,8 +274,106 @@ describe('readEnvelope rejects what Relay answers 400', () => {
       bytes: text('{}\n{"type":"event","length":2}\n{}\n{"type":"attachment","length":9}\nshort'),
       expected: EOF,
     },
+    {
+      // `ItemType::is_internal` (relay-server/src/envelope/item.rs); the envelope endpoint's
+      // `BadStoreRequest::InternalEnvelope`, "envelope contains internal items".
+      name: 'an item of the internal type integration',
+      bytes: text(
+        '{}\n{"type":"integration","content_type":"application/vnd.sentry.integration.otel.logs+json"}\n{}\n',
+      ),
+      expected: { status: 400, reason: 'envelope contains internal items' },
+    },
+    {
+      // `EnvelopeHeaders` is a serde-derived struct: a field given twice is "duplicate field
+      // `sent_at`", an `InvalidHeader` (relay-server/src/envelope/mod.rs, `parse_headers`).
+      name: 'a header with sent_at twice',
+      bytes: text(
+        '{"sent_at":"2026-11-28T00:00:00Z","sent_at":"2026-11-28T00:00:01Z"}\n{"type":"session"}\n{}\n',
+      ),
+      expected: BAD_HEADER,
+    },
+    {
+      name: 'a header with event_id twice, both valid',
+      bytes: text(`{"event_id":"${ID}","event_id":"${ID}"}\n{"type":"event"}\n{}\n`),
+      expected: BAD_HEADER,
+    },
+    {
+      name: 'an item header with type twice',
+      bytes: text('{}\n{"type":"event","type":"event"}\n{}\n'),
+      expected: BAD_ITEM_HEADER,
+    },
+    {
+      // `ItemHeaders::length` is an `Option<u32>`: serde_json refuses the float `41.0`
+      // ("invalid type: floating point"), an `InvalidItemHeader` (`Item::parse`, item.rs).
+      name: 'an item length of 41.0',
+      bytes: text(
+        '{}\n{"type":"event","length":41.0}\n{"message":"hello world","level":"error"}\n',
+      ),
+      expected: BAD_ITEM_HEADER,
+    },
+    {
+      name: 'an item length of 4.1e1',
+      bytes: text(
+        '{}\n{"type":"event","length":4.1e1}\n{"message":"hello world","level":"error"}\n',
+      ),
+      expected: BAD_ITEM_HEADER,
+    },
   ])('$name', ({ bytes, expected }) => {
     expect(rejected(bytes)).toEqual(expected);
+  });
+});
+
+describe('envelopeOriginProblem: the envelope origin against the request (Relay 400s a mismatch)', () => {
+  // Relay's test_parse_request_validate_origin (relay-server/src/envelope/mod.rs): the request
+  // came from http://origin/, the envelope says http://localhost/: "origin header mismatch".
+  const MISMATCH = 'invalid event envelope: origin header mismatch between envelope and request';
+  it.each([
+    { name: 'no origin in the envelope', origin: undefined, request: {}, expected: undefined },
+    { name: 'a null origin', origin: null, request: {}, expected: undefined },
+    {
+      name: 'the request’s own Origin, as a URL',
+      origin: 'http://origin/',
+      request: { origin: 'http://origin' },
+      expected: undefined,
+    },
+    {
+      name: 'another origin than the request’s (Relay’s test)',
+      origin: 'http://localhost/',
+      request: { origin: 'http://origin' },
+      expected: MISMATCH,
+    },
+    {
+      name: 'an origin when the request has none',
+      origin: 'http://localhost/',
+      request: {},
+      expected: MISMATCH,
+    },
+    {
+      name: 'the Referer when there is no Origin',
+      origin: 'http://localhost:3000/errors',
+      request: { referer: 'http://localhost:3000/errors' },
+      expected: undefined,
+    },
+    {
+      name: 'an Origin that is not http(s), so the Referer counts',
+      origin: 'http://localhost:3000/',
+      request: { origin: 'null', referer: 'http://localhost:3000/' },
+      expected: undefined,
+    },
+    {
+      name: 'an origin that is not a URL',
+      origin: 'not a url',
+      request: { origin: 'http://origin' },
+      expected: 'invalid event envelope: invalid envelope header',
+    },
+    {
+      name: 'an origin that is not a string',
+      origin: 42,
+      request: { origin: 'http://origin' },
+      expected: 'invalid event envelope: invalid envelope header',
+    },
+  ])('$name', ({ origin, request, expected }) => {
+    expect(envelopeOriginProblem(origin, request)).toBe(expected);
   });
 });
 
@@ -418,6 +521,17 @@ describe('readEnvelope accepts what Relay accepts', () => {
       types: ['event'],
     },
     { name: "the browser's early session", bytes: text(browserSession), types: ['session'] },
+    {
+      // Keys Relay does not read into a field land in its `other` map, where the last one wins.
+      name: 'an unknown header key given twice',
+      bytes: text('{"x_custom":1,"x_custom":2}\n{"type":"event","x":1,"x":2}\n{}\n'),
+      types: ['event'],
+    },
+    {
+      name: 'an item length of 41, as Relay’s own test sends it',
+      bytes: text('{}\n{"type":"event","length":41}\n{"message":"hello world","level":"error"}\n'),
+      types: ['event'],
+    },
   ])('$name', ({ bytes, types }) => {
     expect(accepted(bytes).items.map((item) => item.header.type)).toEqual(types);
   });

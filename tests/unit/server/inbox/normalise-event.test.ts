@@ -255,6 +255,32 @@ describe('normaliseEvent', () => {
   });
 });
 
+describe('normaliseEvent reads a list as Relay does (Values::from_value)', () => {
+  it.each([
+    {
+      shape: 'one bare exception, as Sentry’s exception-compute-hashes input sends it',
+      given: { type: 'ValueError', module: 'foo.bar', value: 'hello world' },
+      expected: { values: [{ type: 'ValueError', module: 'foo.bar', value: 'hello world' }] },
+    },
+    { shape: 'an empty object: none', given: {}, expected: undefined },
+    {
+      shape: '{ values }',
+      given: { values: [{ type: 'E' }] },
+      expected: { values: [{ type: 'E' }] },
+    },
+    { shape: 'a bare list', given: [{ type: 'E' }], expected: [{ type: 'E' }] },
+  ])('exception as $shape', ({ given, expected }) => {
+    expect(normaliseEvent({ exception: given }).exception).toEqual(expected);
+  });
+
+  it('one bare thread is a list of one, bounded like any thread', () => {
+    const threads = normaliseEvent({ threads: { id: 1, stacktrace: { frames: frames(1000) } } })
+      .threads as { values: Array<{ stacktrace: { frames: Json[] } }> };
+    expect(threads.values).toHaveLength(1);
+    expect(threads.values[0]?.stacktrace.frames).toHaveLength(50);
+  });
+});
+
 describe('normaliseEvent at ingest', () => {
   const receivedAt = new Date('2025-11-22T02:00:01.000Z');
   const received = receivedAt.getTime() / 1000;

@@ -344,6 +344,7 @@ describe('release health and counts', () => {
       release: 'app@1.0.0',
       environment: 'production',
       errored: 0,
+      unhandled: 0,
       crashed: 0,
       abnormal: 0,
     };
@@ -354,12 +355,16 @@ describe('release health and counts', () => {
             { ...base, started: 1, sessionId: 's1' },
             { ...base, started: 1, sessionId: 's2' },
             { ...base, started: 1, sessionId: 's3' },
+            { ...base, started: 1, sessionId: 's4' },
             { ...base, started: 0, sessionId: 's1', errored: 1 },
             { ...base, started: 0, sessionId: 's1', errored: 1 },
             { ...base, started: 0, sessionId: 's2', errored: 1, crashed: 1 },
+            // A browser page's uncaught error, sent twice (by beacon, then by the SDK).
+            { ...base, started: 0, sessionId: 's4', errored: 1, unhandled: 1 },
+            { ...base, started: 0, sessionId: 's4', errored: 1, unhandled: 1 },
             { ...base, started: 5, errored: 2, abnormal: 1 },
           ],
-          counts: { session: 6, sessions: 1 },
+          counts: { session: 9, sessions: 1 },
         },
       ],
       NOW,
@@ -368,14 +373,17 @@ describe('release health and counts', () => {
       {
         release: 'app@1.0.0',
         environment: 'production',
-        sessions: 8,
+        sessions: 9,
+        healthy: 4,
+        errored: 2,
+        unhandled: 1,
         crashed: 1,
-        errored: 4,
         abnormal: 1,
-        crashFreeRate: 1 - 1 / 8,
+        crashFreeRate: 1 - 1 / 9,
+        unhandledRate: 1 / 9,
       },
     ]);
-    expect(db.itemCounts()).toEqual({ session: 6, sessions: 1 });
+    expect(db.itemCounts()).toEqual({ session: 9, sessions: 1 });
     expect(db.totals().issues).toBe(0);
   });
 
@@ -456,6 +464,7 @@ describe('what a client cannot grow without bound', () => {
       environment: 'production',
       started: 1,
       errored: 0,
+      unhandled: 0,
       crashed: 0,
       abnormal: 0,
     }));
@@ -545,6 +554,7 @@ describe('the cap on disk (MONITORING_INBOX_MAX_MB)', () => {
         environment: 'production',
         started: 1,
         errored: 1,
+        unhandled: 0,
         crashed: 1,
         abnormal: 0,
         sessionId: (envelope * 100 + i).toString(16).padStart(32, '0'),

@@ -7,6 +7,7 @@ import {
   osOf,
   prepareEnvelope,
   resolvedForGrouping,
+  sessionOf,
 } from '#app/server/inbox/store/prepare-envelope';
 import {
   buildFixture,
@@ -147,11 +148,72 @@ describe('prepareEnvelope', () => {
         environment: 'production',
         started: 1,
         errored: 1,
+        unhandled: 0,
         crashed: 1,
         abnormal: 0,
         sessionId: 'a'.repeat(32),
       },
     ]);
+  });
+});
+
+describe('sessionOf: what one update adds to release health (Relay’s SessionLike)', () => {
+  const update = {
+    kind: 'session' as const,
+    release: 'app@1.0.0',
+    sessionId: 'a'.repeat(32),
+    init: false,
+    errors: 0,
+    started: NOW,
+    timestamp: NOW,
+  };
+  const none = { started: 0, errored: 0, unhandled: 0, crashed: 0, abnormal: 0 };
+  it.each([
+    { name: 'a first update, ok', given: { status: 'ok', init: true }, adds: { started: 1 } },
+    { name: 'exited', given: { status: 'exited' }, adds: {} },
+    { name: 'ok with an error', given: { status: 'ok', errors: 1 }, adds: { errored: 1 } },
+    { name: 'errored', given: { status: 'errored', errors: 1 }, adds: { errored: 1 } },
+    {
+      // What the browser SDK sends for an error nobody caught (its client's
+      // `_unhandledSessionStatus`): errored (`is_error`) and unhandled (`unhandled_count`).
+      name: 'unhandled',
+      given: { status: 'unhandled', errors: 1 },
+      adds: { errored: 1, unhandled: 1 },
+    },
+    { name: 'crashed', given: { status: 'crashed', errors: 1 }, adds: { errored: 1, crashed: 1 } },
+    { name: 'abnormal', given: { status: 'abnormal' }, adds: { errored: 1, abnormal: 1 } },
+  ] as const)('$name', ({ given, adds }) => {
+    expect(sessionOf({ ...update, ...given })).toEqual({
+      release: 'app@1.0.0',
+      environment: '',
+      ...none,
+      ...adds,
+      sessionId: 'a'.repeat(32),
+    });
+  });
+
+  it('an aggregate: its buckets are disjoint, all but exited errored', () => {
+    expect(
+      sessionOf({
+        kind: 'aggregate',
+        release: 'app@1.0.0',
+        environment: 'production',
+        started: NOW,
+        exited: 10,
+        errored: 1,
+        abnormal: 2,
+        unhandled: 3,
+        crashed: 4,
+      }),
+    ).toEqual({
+      release: 'app@1.0.0',
+      environment: 'production',
+      started: 20,
+      errored: 10,
+      unhandled: 3,
+      crashed: 4,
+      abnormal: 2,
+    });
   });
 });
 
