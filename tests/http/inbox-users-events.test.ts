@@ -194,7 +194,7 @@ describe('an issue’s events', () => {
     );
     // The event on view (the latest) is marked in the list.
     expect(first.html).toMatch(
-      new RegExp(`<a aria-current="true" href="/errors/issues/\\d+\\?event=${newestFirst[0]}"`),
+      new RegExp(`<a aria-current="page" href="/errors/issues/\\d+\\?event=${newestFirst[0]}"`),
     );
 
     const older = /href="([^"]*before=[0-9a-f]{32}[^"]*)"[^>]*>Older events →/.exec(

@@ -36,11 +36,13 @@ export function IssueEvents({
         <ol className="event-list" aria-label="Events of this issue, newest first">
           {page.events.map((event) => (
             <li key={event.eventId}>
+              {/* The router marks the link to the current URL the same way (aria-current="page"):
+                  this also marks the latest event when no `?event=` names it. */}
               <Link
                 to="/errors/issues/$issueId"
                 params={params}
                 search={{ ...staying, event: event.eventId }}
-                aria-current={event.eventId === shownEventId ? 'true' : undefined}
+                aria-current={event.eventId === shownEventId ? 'page' : undefined}
               >
                 <time dateTime={isoOf(event.receivedAt)} title={formatUtc(event.receivedAt)}>
                   {timeAgo(event.receivedAt, now)}

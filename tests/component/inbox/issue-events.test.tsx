@@ -49,7 +49,7 @@ describe('IssueEvents', () => {
     expect(time?.getAttribute('datetime')).toBe('2026-11-26T12:27:00.000Z');
     expect(time?.getAttribute('title')).toBe('2026-11-26 12:27:00 UTC');
     // The event on view is marked.
-    expect(links.map((link) => link.getAttribute('aria-current'))).toEqual([null, 'true', null]);
+    expect(links.map((link) => link.getAttribute('aria-current'))).toEqual([null, 'page', null]);
     expect(items()[0]?.textContent).toContain('production · app@1.4.0');
   });
 
