@@ -32,6 +32,7 @@ import {
 import {
   ClearInboxInput,
   InboxEventInput,
+  ISSUE_EVENTS_PAGE_SIZE,
   ISSUES_PAGE_SIZE,
   IssueInput,
   IssueListInput,
@@ -41,6 +42,7 @@ import { normaliseEventId, wellFormed } from './inbox/protocol-values';
 import type { ReleaseHealth } from './inbox/release-health';
 import type {
   ClearProgress,
+  EventPage,
   InboxDatabase,
   IssueDetail,
   IssueList,
@@ -161,8 +163,14 @@ export interface InboxIssue {
   issue: IssueDetail;
   /** The UTC day of the histogram's last bar, `YYYY-MM-DD`. */
   today: string;
+  /** The server's time, ms since the epoch: what the list of events' "3 minutes ago" counts from. */
+  now: number;
   /** Undefined when none of the issue's events is stored (it has counts only). */
   event?: ShownEvent | UnshownEvent;
+  /** A page of its stored events, newest first. */
+  events: EventPage;
+  /** Where that page starts (`?before=`), unset on the first. */
+  eventsBefore?: string;
 }
 
 export const getInboxIssue = createServerFn({ method: 'GET' })
@@ -178,8 +186,14 @@ export const getInboxIssue = createServerFn({ method: 'GET' })
     const stored = db.event(data.issueId, data.eventId);
     // A named event that is not this issue's (or no longer stored) is the URL's fault.
     if (data.eventId !== undefined && !stored) throw notFound();
+    const events = db.issueEvents(data.issueId, {
+      ...(data.before === undefined ? {} : { before: data.before }),
+      limit: ISSUE_EVENTS_PAGE_SIZE,
+    });
+    if (!events) throw notFound();
     const today = new Date(now).toISOString().slice(0, 10);
-    const page: InboxIssue = { kind: 'ready', signedIn, issue, today };
+    const page: InboxIssue = { kind: 'ready', signedIn, issue, today, now, events };
+    if (data.before !== undefined) page.eventsBefore = data.before;
     if (stored) {
       const latest = stored.newerId === undefined;
       page.event = await shownEvent(stored, latest);

@@ -1,6 +1,7 @@
 /**
  * One event of an issue as /errors shows it, in the page's order: the facts (time, release,
- * environment, browser), then the stack (StackTrace) and the breadcrumbs (Breadcrumbs).
+ * environment, handled, trace id), then the stack (StackTrace), the breadcrumbs (Breadcrumbs)
+ * and its tags as Sentry derives them.
  */
 import { Link } from '@tanstack/react-router';
 import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/event-stack.server';
@@ -49,6 +50,22 @@ export function EventDetail({
           </time>
         </dd>
         <EventFacts event={event} withRelease />
+        {event.handled === undefined ? null : (
+          <>
+            <dt>Handled</dt>
+            <dd className={event.handled ? undefined : 'unhandled'}>
+              {event.handled ? 'yes' : 'no (unhandled)'}
+            </dd>
+          </>
+        )}
+        {event.traceId ? (
+          <>
+            <dt>Trace id</dt>
+            <dd>
+              <code className="event-id">{event.traceId}</code>
+            </dd>
+          </>
+        ) : null}
       </dl>
       <section aria-labelledby="stack-heading">
         <h3 id="stack-heading">Stack trace</h3>

@@ -7,14 +7,14 @@ import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import type { ReleaseHealth as Health } from '#app/server/inbox/release-health';
 import type { ListedIssue } from '#app/server/inbox.functions';
 import { Sparkline } from './Charts';
-import { countOf, formatUtc, isoOf } from './format';
+import { countOf, formatUtc, isoOf, usersOf } from './format';
 import { StatusBadges } from './InboxActions';
 
 /**
  * The list of issues on /errors: its filters, each row with its counts and sparkline, and the
  * environment badge rows and issue pages share.
  */
-/** The issues, one row each: what, where, how often and when, and its last 24 hours. */
+/** The issues, one row each: what, where, how often, whom and when, and its last 24 hours. */
 export function IssueList({ issues }: { issues: ListedIssue[] }) {
   return (
     <ol className="issue-list" aria-label="Issues">
@@ -67,7 +67,10 @@ export function IssueRow({ issue }: { issue: ListedIssue }) {
       <div className="issue-graph">
         <Sparkline hourly={issue.hourly} />
       </div>
-      <p className="issue-count">{countOf(issue.count, 'event')}</p>
+      <p className="issue-count">
+        {countOf(issue.count, 'event')}
+        <span className="issue-users">{usersOf(issue.users, issue.usersPastCap)}</span>
+      </p>
     </li>
   );
 }

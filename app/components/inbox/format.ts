@@ -24,3 +24,38 @@ export function isoOf(time: string | number | undefined): string | undefined {
   const date = new Date(time);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
+
+/**
+ * "1 user", "3 users", "1,000+ users" once an issue's users went past the cap it keeps (the
+ * count is then a floor, and says so).
+ */
+export function usersOf(users: number, pastCap: boolean): string {
+  const count = users.toLocaleString('en');
+  if (pastCap) return `${count}+ users`;
+  return users === 1 ? '1 user' : `${count} users`;
+}
+
+const UNITS: Array<[unit: Intl.RelativeTimeFormatUnit, ms: number]> = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1_000],
+];
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+
+/**
+ * "3 minutes ago", from `now` (the server's, sent with the page, so the server and the browser
+ * write the same words): the largest whole unit, "just now" under ten seconds. A time after
+ * `now` (a clock ahead) reads as just now.
+ */
+export function timeAgo(time: number, now: number): string {
+  const elapsed = now - time;
+  if (elapsed < 10_000) return 'just now';
+  for (const [unit, ms] of UNITS) {
+    if (elapsed >= ms) return relative.format(-Math.floor(elapsed / ms), unit);
+  }
+  return 'just now';
+}

@@ -4,6 +4,7 @@
  * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/inbox/protocol-values';
+import { eventTagsOf, handledOf, ownTagsOf, traceIdOf } from './event-tags';
 import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/resolve-frame';
 
 /** Short fields (level, type, environment, digest) are clipped: they are labels. */
@@ -59,7 +60,12 @@ export interface BreadcrumbDetail {
 export interface EventDetail extends EventSummary {
   exceptions: ExceptionDetail[];
   breadcrumbs: BreadcrumbDetail[];
+  /** Its tags as Sentry shows them: the derived ones, then its own (./event-tags.ts). */
   tags: Array<[string, string]>;
+  /** Whether the thrown exception was handled, when its mechanism says. */
+  handled?: boolean;
+  /** `contexts.trace.trace_id`. */
+  traceId?: string;
 }
 
 /** What the page gets for a stored event it cannot show: enough to say so, and no more. */
@@ -75,12 +81,17 @@ export function storedEventOf(payload: string): Record<string, unknown> | undefi
 }
 
 export function eventDetailOf(event: Record<string, unknown>, eventId: string): EventDetail {
-  return {
+  const detail: EventDetail = {
     ...eventSummaryOf(event, eventId),
     exceptions: exceptionsOf(event),
     breadcrumbs: breadcrumbsOf(event),
-    tags: tagsOf(event),
+    tags: eventTagsOf(event),
   };
+  const handled = handledOf(event);
+  if (handled !== undefined) detail.handled = handled;
+  const traceId = traceIdOf(event);
+  if (traceId) detail.traceId = traceId;
+  return detail;
 }
 
 export function eventSummaryOf(
@@ -106,7 +117,7 @@ export function eventSummaryOf(
   if (environment) summary.environment = clip(environment, MAX_LABEL);
   const release = text(event.release);
   if (release) summary.release = clip(release, maxText);
-  const digest = tagsOf(event).find(([key]) => key === 'digest')?.[1];
+  const digest = ownTagsOf(event.tags).find(([key]) => key === 'digest')?.[1];
   if (digest) summary.digest = clip(digest, MAX_LABEL);
   return summary;
 }
@@ -228,20 +239,6 @@ function jsonText(value: unknown): string {
   } catch {
     return '[unserialisable]';
   }
-}
-
-function tagsOf(event: Record<string, unknown>): Array<[string, string]> {
-  const tags = event.tags;
-  // Tags are an object in SDK events, a list of pairs after Relay: accept both.
-  const pairs = Array.isArray(tags) ? tags : isRecord(tags) ? Object.entries(tags) : [];
-  const result: Array<[string, string]> = [];
-  for (const pair of pairs) {
-    if (!Array.isArray(pair) || pair.length !== 2) continue;
-    const [key, value] = pair;
-    const shown = scalarText(value);
-    if (typeof key === 'string' && shown !== undefined) result.push([key, shown]);
-  }
-  return result;
 }
 
 /**

@@ -7,6 +7,8 @@ import * as v from 'valibot';
 import { normaliseEventId } from './protocol-values';
 
 export const ISSUES_PAGE_SIZE = 50;
+/** An issue's events listed on its page at a time, newest first. */
+export const ISSUE_EVENTS_PAGE_SIZE = 20;
 export const ISSUE_SORTS = ['last-seen', 'first-seen', 'count'] as const;
 /** What the status filter may ask for; unset is unresolved and resolved (ignored hidden). */
 export const STATUS_FILTERS = ['unresolved', 'resolved', 'ignored', 'all'] as const;
@@ -29,7 +31,12 @@ export type IssueListFilters = v.InferOutput<typeof IssueListInput>;
 const issueId = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER));
 const storedEventId = v.pipe(v.string(), v.regex(/^[0-9a-f]{32}$/));
 
-export const IssueInput = v.object({ issueId, eventId: v.optional(storedEventId) });
+/** `before`: the issue's list of events starts after this event (keyset paging). */
+export const IssueInput = v.object({
+  issueId,
+  eventId: v.optional(storedEventId),
+  before: v.optional(storedEventId),
+});
 
 // Any text up to a sane length: an id that names no event is a 404, not a failure.
 export const InboxEventInput = v.object({
@@ -102,10 +109,17 @@ export function issueListFiltersOf(search: IssueListSearch): IssueListFilters | 
   return { page, ...rest, ...(q === undefined ? {} : { search: q }) };
 }
 
-/** The issue page's `?event=`: unset, a stored event id, or undefined for one no event has. */
-export function issueEventOf(search: Record<string, unknown>): { event?: string } {
-  const event = firstText(search.event);
-  return event === undefined || event === '' ? {} : { event };
+/**
+ * The issue page's `?event=` (the event shown) and `?before=` (where its list of events
+ * starts), each as given or unset.
+ */
+export function issueEventOf(search: Record<string, unknown>): { event?: string; before?: string } {
+  const picked: { event?: string; before?: string } = {};
+  for (const key of ['event', 'before'] as const) {
+    const value = firstText(search[key]);
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  return picked;
 }
 
 /** The issue id in the path, or undefined when it cannot be one. */

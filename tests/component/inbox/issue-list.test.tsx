@@ -21,6 +21,8 @@ const issue = (overrides: Partial<ListedIssue> = {}): ListedIssue => ({
   hourly: [...Array(22).fill(0), 4, 8],
   environments: ['production'],
   lastRelease: 'app@1.4.0',
+  users: 3,
+  usersPastCap: false,
   ...overrides,
 });
 
@@ -47,6 +49,19 @@ describe('IssueList', () => {
       }),
     ).toBeTruthy();
   });
+
+  it.each([
+    [1, false, '1 user'],
+    [3, false, '3 users'],
+    [0, false, '0 users'],
+    [1_000, true, '1,000+ users'],
+  ])(
+    'says whom it hit: %i users (past the cap: %s) is "%s"',
+    async (users, usersPastCap, shown) => {
+      await renderInRouter(<IssueList issues={[issue({ users, usersPastCap })]} />);
+      expect(rows()[0]?.querySelector('.issue-count')?.textContent).toBe(`12 events${shown}`);
+    },
+  );
 
   it('names the top frame the source maps give over the stored culprit', async () => {
     await renderInRouter(

@@ -1,25 +1,36 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
 import { Histogram, TagBreakdown } from '#app/components/inbox/Charts';
 import { EventDetail } from '#app/components/inbox/EventDetail';
-import { countOf, formatUtc, isoOf } from '#app/components/inbox/format';
+import { countOf, formatUtc, isoOf, usersOf } from '#app/components/inbox/format';
 import { IssueWorkflow, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
+import { IssueEvents } from '#app/components/inbox/IssueEvents';
 import { EnvironmentBadge } from '#app/components/inbox/IssueList';
 import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';
 import { inboxPagesOnly, pageTitle } from '#app/site-config';
 import { eventParamOf, issueEventOf, issueIdOf } from '../../../server/inbox/inbox-inputs';
 
-/** An issue: its latest event (or the one `?event=` names), its last 30 days and its tags. */
+/**
+ * An issue: its latest event (or the one `?event=` names), its last 30 days, its tags and its
+ * users, and its stored events newest first (from the one `?before=` names).
+ */
 export const Route = createFileRoute('/errors/issues/$issueId')({
   validateSearch: issueEventOf,
-  loaderDeps: ({ search }) => ({ event: search.event }),
+  loaderDeps: ({ search }) => ({ event: search.event, before: search.before }),
   // A method, not an arrow: a mapped stack names an arrow after its first parameter.
   loader(match) {
     inboxPagesOnly(match);
     // An id no issue or event can have is the URL's fault: the not-found page.
     const issueId = issueIdOf(match.params.issueId);
     const eventId = eventParamOf(match.deps.event);
-    if (issueId === undefined || eventId === undefined) throw notFound();
-    return getInboxIssue({ data: eventId === null ? { issueId } : { issueId, eventId } });
+    const before = eventParamOf(match.deps.before);
+    if (issueId === undefined || eventId === undefined || before === undefined) throw notFound();
+    return getInboxIssue({
+      data: {
+        issueId,
+        ...(eventId === null ? {} : { eventId }),
+        ...(before === null ? {} : { before }),
+      },
+    });
   },
   head: (context) => ({ meta: [{ title: pageTitle(context, 'Issue · Error inbox') }] }),
   component: IssuePage,
@@ -48,7 +59,7 @@ function IssuePage() {
 }
 
 function Issue({ page }: { page: InboxIssue }) {
-  const { issue, event, today } = page;
+  const { issue, event, today, events, now, eventsBefore } = page;
   // Back to the event on view after a status change, unless it is simply the latest.
   const shownEventId = event && !('unshown' in event) && !event.latest ? event.eventId : undefined;
   return (
@@ -70,6 +81,8 @@ function Issue({ page }: { page: InboxIssue }) {
           <dl className="facts issue-facts">
             <dt>Events</dt>
             <dd>{`${issue.count} (${issue.storedEvents} stored)`}</dd>
+            <dt>Users</dt>
+            <dd>{usersOf(issue.users, issue.usersPastCap)}</dd>
             <dt>First seen</dt>
             <dd>
               <time dateTime={isoOf(issue.firstSeen)}>{formatUtc(issue.firstSeen)}</time>
@@ -108,6 +121,15 @@ function Issue({ page }: { page: InboxIssue }) {
               {`None of this issue’s ${countOf(issue.count, 'event')} is stored any more: its counts are kept.`}
             </p>
           )}
+          {events.events.length > 0 || eventsBefore !== undefined ? (
+            <IssueEvents
+              issueId={issue.id}
+              page={events}
+              now={now}
+              {...(eventsBefore === undefined ? {} : { before: eventsBefore })}
+              {...(event ? { shownEventId: event.eventId } : {})}
+            />
+          ) : null}
         </div>
       </div>
     </>

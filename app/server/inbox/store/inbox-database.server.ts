@@ -10,9 +10,10 @@
  * thread; tests use this module directly.
  *
  * What is kept (docs/local-inbox.md):
- * - every issue's counts, first and last seen, hourly counts, environments, releases and tag
- *   values (each capped per issue), until the inbox is cleared, or until the file reaches its
- *   cap on disk (`maxMb`, ./store-cap.ts): then the issues seen longest ago go, with all of it;
+ * - every issue's counts, first and last seen, hourly counts, environments, releases, tag
+ *   values and distinct users (each capped per issue), until the inbox is cleared, or until the
+ *   file reaches its cap on disk (`maxMb`, ./store-cap.ts): then the issues seen longest ago go,
+ *   with all of it;
  * - raw events up to `maxEvents` in all; past it the oldest go, except each issue's first and
  *   latest, so a flood of one error never evicts a rare one;
  * - release health as counts per release and environment; spans, client reports and other
@@ -52,8 +53,10 @@ export interface PreparedEvent {
   /** Grouping hashes, strongest first (app, then system); an event joins the issue of any. */
   hashes: string[];
   groupingConfig: string;
-  /** Tag pairs for the issue's breakdown (browser, os, url, release, environment, the event's own). */
+  /** Tag pairs for the issue's breakdown, as Sentry derives them (../event-tags.ts). */
   tags: Array<[string, string]>;
+  /** Sentry's `sentry:user` key of the event's user (`id:…`, `email:…`, …), when it has one. */
+  userKey?: string;
   /** The normalised event, as JSON. */
   payload: string;
 }
@@ -101,6 +104,10 @@ export interface IssueSummary {
   hourly: number[];
   environments: string[];
   lastRelease: string;
+  /** Distinct users its events named, up to MAX_USERS_PER_ISSUE. */
+  users: number;
+  /** More users than MAX_USERS_PER_ISSUE came: `users` is a floor. */
+  usersPastCap: boolean;
 }
 
 export type IssueSort = 'last-seen' | 'first-seen' | 'count';
@@ -147,6 +154,23 @@ export interface StoredEvent {
   olderId?: string;
 }
 
+/** One of an issue's stored events, as its list of events shows it (no payload). */
+export interface ListedEvent {
+  eventId: string;
+  /** When the inbox received it, ms since the epoch: the list's order. */
+  receivedAt: number;
+  environment: string;
+  release: string;
+  url: string;
+}
+
+/** A page of an issue's stored events, newest first. */
+export interface EventPage {
+  events: ListedEvent[];
+  /** Set when older events follow: the next page starts after this event. */
+  nextBefore?: string;
+}
+
 export interface InboxDatabase {
   /** Stores a batch in one transaction (one fsync); outcomes in the batch's order. */
   ingest(batch: readonly PreparedEnvelope[], receivedAt: number): IngestOutcome[];
@@ -154,6 +178,11 @@ export interface InboxDatabase {
   issue(id: number, now: number): IssueDetail | undefined;
   /** An issue's event: the latest, or the one named. */
   event(issueId: number, eventId?: string): StoredEvent | undefined;
+  /**
+   * A page of an issue's stored events, newest first, after the event `before` names (keyset
+   * paging through the events' issue index); undefined when `before` is not one of its events.
+   */
+  issueEvents(issueId: number, page: { before?: string; limit: number }): EventPage | undefined;
   /** The issue a stored event belongs to (for /errors/<event id>). */
   issueOfEvent(eventId: string): number | undefined;
   /** Each issue's latest stored event id, without payloads (for the list's top frames). */
@@ -218,6 +247,13 @@ const MAX_ITEM_TYPES = 64;
 const EVICTION_BATCH = 20;
 const CLEAR_BATCH = 200;
 const OTHER_TAG_VALUE = '(other)';
+/**
+ * Distinct users kept per issue (decision 1121): a client can name a new user in every event,
+ * and each would be a row. Past it the issue notes that more came, and shows "1,000+ users".
+ */
+export const MAX_USERS_PER_ISSUE = 1_000;
+/** Events an issue's list of events shows at most on a page. */
+export const MAX_EVENTS_PAGE = 100;
 
 export function openInboxDatabase(path: string, options: InboxDatabaseOptions): InboxDatabase {
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: false });
@@ -356,6 +392,7 @@ function inboxDatabase(
       // The page URLs search reads (within the tag's own cap).
       else if (key === 'url') s.noteUrl.run(issueId, value);
     }
+    if (event.userKey !== undefined) noteUser(s, issueId, event.userKey);
     s.insertEvent.run({
       eventId: event.eventId,
       issueId,
@@ -367,6 +404,18 @@ function inboxDatabase(
       payload: event.payload,
     });
     return { kind: 'stored', issueId, isNewIssue, regressed };
+  };
+
+  /** A user the issue has not seen yet is kept while it has fewer than its cap, else noted. */
+  const noteUser = (s: WriteStatements, issueId: number, userKey: string) => {
+    if (s.userExists.get(issueId, userKey)) return;
+    const { user_count } = s.userCount.get(issueId) as { user_count: number };
+    if (user_count >= MAX_USERS_PER_ISSUE) {
+      s.notePastCap.run(issueId);
+      return;
+    }
+    s.insertUser.run(issueId, userKey);
+    s.countUser.run(issueId);
   };
 
   const recordSession = (s: WriteStatements, given: PreparedSession, receivedAt: number) => {
@@ -529,6 +578,31 @@ function inboxDatabase(
         ...(older ? { olderId: older.event_id } : {}),
       };
     },
+    issueEvents(issueId, { before, limit }) {
+      const size = Math.max(1, Math.min(MAX_EVENTS_PAGE, Math.floor(limit)));
+      let rows: ListedEventRow[];
+      if (before === undefined) {
+        rows = statements.newestEvents.all({ issue: issueId, limit: size + 1 }) as ListedEventRow[];
+      } else {
+        const from = statements.eventById.get(before, issueId) as EventRow | undefined;
+        if (!from) return undefined;
+        rows = statements.eventsBefore.all({
+          issue: issueId,
+          at: from.received_at,
+          id: from.id,
+          limit: size + 1,
+        }) as ListedEventRow[];
+      }
+      const events = rows.slice(0, size).map((row) => ({
+        eventId: row.event_id,
+        receivedAt: row.received_at,
+        environment: row.environment,
+        release: row.release,
+        url: row.url,
+      }));
+      const last = events[events.length - 1];
+      return rows.length > size && last ? { events, nextBefore: last.eventId } : { events };
+    },
     issueOfEvent(eventId) {
       const row = statements.issueOfEvent.get(eventId) as { issue_id: number } | undefined;
       return row?.issue_id;
@@ -637,6 +711,16 @@ interface IssueRow {
   event_count: number;
   first_release: string;
   last_release: string;
+  user_count: number;
+  users_past_cap: number;
+}
+
+interface ListedEventRow {
+  event_id: string;
+  received_at: number;
+  environment: string;
+  release: string;
+  url: string;
 }
 
 interface EventRow {
@@ -684,6 +768,8 @@ function prepare(db: Database.Database, readonly: boolean) {
       'SELECT event_id FROM events WHERE issue_id = ? ORDER BY received_at DESC, id DESC LIMIT 1',
     ),
     issueOfEvent: db.prepare('SELECT issue_id FROM events WHERE event_id = ?'),
+    newestEvents: db.prepare(ISSUE_EVENTS_SQL.newest),
+    eventsBefore: db.prepare(ISSUE_EVENTS_SQL.before),
     newerEvent: db.prepare(
       'SELECT event_id FROM events WHERE issue_id = @issue AND (received_at > @at OR (received_at = @at AND id > @id)) ORDER BY received_at, id LIMIT 1',
     ),
@@ -717,6 +803,19 @@ function prepare(db: Database.Database, readonly: boolean) {
     ),
   };
 }
+
+/**
+ * An issue's list of events, newest first, read from its end of the events' issue index
+ * (`events_issue`): a page costs its own rows, however many events the issue has. The unit test
+ * reads their query plans.
+ */
+export const ISSUE_EVENTS_SQL = {
+  newest: `SELECT event_id, received_at, environment, release, url FROM events
+    WHERE issue_id = @issue ORDER BY received_at DESC, id DESC LIMIT @limit`,
+  before: `SELECT event_id, received_at, environment, release, url FROM events
+    WHERE issue_id = @issue AND (received_at, id) < (@at, @id)
+    ORDER BY received_at DESC, id DESC LIMIT @limit`,
+} as const;
 
 /**
  * The event cap's statements (`evict`), each an index lookup or the front of an index, so that
@@ -810,6 +909,11 @@ function prepareWrites(db: Database.Database) {
        ON CONFLICT DO UPDATE SET count = count + 1`,
     ),
     noteUrl: db.prepare('INSERT OR IGNORE INTO issue_urls (issue_id, url) VALUES (?, ?)'),
+    userExists: db.prepare('SELECT 1 FROM issue_users WHERE issue_id = ? AND user_key = ?'),
+    userCount: db.prepare('SELECT user_count FROM issues WHERE id = ?'),
+    insertUser: db.prepare('INSERT INTO issue_users (issue_id, user_key) VALUES (?, ?)'),
+    countUser: db.prepare('UPDATE issues SET user_count = user_count + 1 WHERE id = ?'),
+    notePastCap: db.prepare('UPDATE issues SET users_past_cap = 1 WHERE id = ?'),
     insertEvent: db.prepare(
       `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url, payload)
        VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @payload)`,
@@ -955,5 +1059,7 @@ function summaryOf(row: IssueRow, statements: Statements, now: number): IssueSum
       (r) => r.environment,
     ),
     lastRelease: row.last_release,
+    users: row.user_count,
+    usersPastCap: row.users_past_cap === 1,
   };
 }

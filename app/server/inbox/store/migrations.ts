@@ -204,4 +204,18 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE release_health ADD COLUMN unhandled INTEGER NOT NULL DEFAULT 0;
   `,
+  // 7: who was hit (issue 33, decision 1121). An issue's distinct users by Sentry's
+  // \`sentry:user\` key (\`id:…\`, \`username:…\`, \`email:…\`, \`ip:…\`), at most a cap of them an issue;
+  // the issue counts them, and notes that more came past the cap, so the pages read one row.
+  // Search finds an issue's users by key through the second index. Counted from this version on.
+  `
+  CREATE TABLE issue_users (
+    issue_id INTEGER NOT NULL REFERENCES issues (id) ON DELETE CASCADE,
+    user_key TEXT NOT NULL,
+    PRIMARY KEY (issue_id, user_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX issue_users_key ON issue_users (user_key, issue_id);
+  ALTER TABLE issues ADD COLUMN user_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE issues ADD COLUMN users_past_cap INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -1,9 +1,10 @@
 /**
  * An envelope made ready to store, in the ingest thread: parsed and judged, its frames resolved
- * for grouping (bounded), and its browser named from the user agent.
+ * for grouping (bounded), its tags and its user key derived (../event-tags.ts).
  */
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
 import { readEnvelope } from '../envelope';
+import { eventTagsOf, pageUrlOf, userKeyOf } from '../event-tags';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
@@ -17,15 +18,11 @@ import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-d
  * judges it (../envelope.ts), split into its event, session updates and item counts
  * (../classify-envelope.ts), the event grouped as Sentry groups it (../grouping/grouping.ts),
  * after the build's source maps as Sentry applies them (./resolve-for-grouping.ts), with the
- * tags its issue's breakdown counts. The arrival time and the maps are given.
+ * tags its issue's breakdown counts and the user it counts. The arrival time and the maps are given.
  */
 export type PrepareResult =
   | { ok: true; prepared: PreparedEnvelope; eventId?: string }
   | { ok: false; status: 400 | 413; reason: string };
-
-/** Tag pairs kept per event for the breakdown: the derived ones first, then the event's own. */
-const MAX_TAGS = 50;
-const MAX_TAG_TEXT = 200;
 
 export async function prepareEnvelope(
   bytes: Uint8Array,
@@ -52,7 +49,8 @@ function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>)
   const grouping = groupEvent(grouped);
   const environment = textOf(event.environment);
   const release = textOf(event.release);
-  const url = wellFormedText(urlOf(event));
+  const url = wellFormedText(pageUrlOf(event));
+  const userKey = userKeyOf(event);
   return {
     eventId: event.event_id,
     timestamp: Math.round(event.timestamp * 1000),
@@ -66,7 +64,8 @@ function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>)
     culprit: wellFormedText(grouping.culprit),
     hashes: grouping.hashes,
     groupingConfig: grouping.config,
-    tags: tagsOf(event, { environment, release, url }),
+    tags: eventTagsOf(event),
+    ...(userKey === undefined ? {} : { userKey }),
     payload: JSON.stringify(event),
   };
 }
@@ -96,83 +95,6 @@ export function sessionOf(update: SessionUpdate): PreparedSession {
     abnormal: update.status === 'abnormal' ? 1 : 0,
     sessionId: update.sessionId,
   };
-}
-
-/**
- * The breakdown's tags, as Sentry shows them on an issue: browser, OS, URL, release and
- * environment (from the event's contexts and request), then the event's own tags.
- */
-function tagsOf(
-  event: NormalisedEvent,
-  known: { environment: string; release: string; url: string },
-): Array<[string, string]> {
-  const tags: Array<[string, string]> = [];
-  const add = (key: string, value: unknown) => {
-    if (tags.length >= MAX_TAGS || typeof value !== 'string' || value === '') return;
-    if (tags.some(([k]) => k === key)) return;
-    tags.push([
-      wellFormedText(key.slice(0, MAX_TAG_TEXT)),
-      wellFormedText(value.slice(0, MAX_TAG_TEXT)),
-    ]);
-  };
-  const contexts = isRecord(event.contexts) ? event.contexts : {};
-  const agent = userAgentOf(event);
-  add('browser', nameAndVersion(contexts.browser) ?? nameAndVersion(agent && browserOf(agent)));
-  add('os', nameAndVersion(contexts.os) ?? nameAndVersion(agent && osOf(agent)));
-  add('url', pathOf(known.url));
-  add('release', known.release);
-  add('environment', known.environment);
-  add('level', event.level);
-  for (const [key, value] of ownTags(event.tags)) add(key, value);
-  return tags;
-}
-
-/** `tags` as an object or as Sentry's [key, value] pairs. */
-function ownTags(tags: unknown): Array<[string, unknown]> {
-  if (Array.isArray(tags)) {
-    return tags.filter(
-      (pair): pair is [string, unknown] => Array.isArray(pair) && typeof pair[0] === 'string',
-    );
-  }
-  return isRecord(tags) ? Object.entries(tags) : [];
-}
-
-/** The request's User-Agent, from which Relay derives the browser and OS an event lacks. */
-function userAgentOf(event: NormalisedEvent): string | undefined {
-  const request = isRecord(event.request) ? event.request : {};
-  const headers = request.headers;
-  const pairs: Array<[unknown, unknown]> = Array.isArray(headers)
-    ? headers.filter(Array.isArray).map((pair) => [pair[0], pair[1]])
-    : isRecord(headers)
-      ? Object.entries(headers)
-      : [];
-  const found = pairs.find(
-    ([name]) => typeof name === 'string' && name.toLowerCase() === 'user-agent',
-  );
-  return typeof found?.[1] === 'string' ? found[1] : undefined;
-}
-
-function nameAndVersion(context: unknown): string | undefined {
-  if (!isRecord(context) || typeof context.name !== 'string') return undefined;
-  const version = typeof context.version === 'string' ? context.version.split('.')[0] : undefined;
-  return version ? `${context.name} ${version}` : context.name;
-}
-
-function urlOf(event: NormalisedEvent): string {
-  const request = isRecord(event.request) ? event.request : {};
-  if (typeof request.url === 'string') return request.url;
-  const tags = ownTags(event.tags).find(([key]) => key === 'url');
-  return typeof tags?.[1] === 'string' ? tags[1] : '';
-}
-
-/** A URL's path (the page, without its origin and query), for the breakdown. */
-function pathOf(url: string): string {
-  if (url === '') return '';
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url.split('?')[0] ?? '';
-  }
 }
 
 function textOf(value: unknown): string {
@@ -268,57 +190,4 @@ function asStackFrame(frame: Record<string, unknown>): StackFrame {
   if (typeof frame.lineno === 'number') shaped.lineno = frame.lineno;
   if (typeof frame.colno === 'number') shaped.colno = frame.colno;
   return shaped;
-}
-
-/**
- * The browser and OS of an event that does not say, from its request's `User-Agent`, as Relay
- * fills `contexts.browser` and `contexts.os` (it runs uap-core's full regex set; these are the
- * browsers and systems that set nearly all traffic, named as uap-core names them). Only for the
- * issue's tag breakdown: the stored event is left as it came. Pure.
- */
-
-export interface NamedVersion {
-  name: string;
-  /** The major version, when the agent gives one. */
-  version?: string;
-}
-
-/** Most specific first: Edge and Opera say "Chrome" too, Chrome says "Safari". */
-const BROWSERS: Array<[name: string, pattern: RegExp]> = [
-  ['Edge', /\bEdg(?:e|A|iOS)?\/(\d+)/],
-  ['Opera', /\bOPR\/(\d+)/],
-  ['Samsung Internet', /\bSamsungBrowser\/(\d+)/],
-  ['Firefox', /\b(?:Firefox|FxiOS)\/(\d+)/],
-  ['Chrome Mobile iOS', /\bCriOS\/(\d+)/],
-  ['Chrome Mobile', /\bChrome\/(\d+)[\d.]* Mobile\b/],
-  ['Chrome', /\b(?:HeadlessChrome|Chrome|Chromium)\/(\d+)/],
-  ['Mobile Safari', /\bVersion\/(\d+)[\d.]* Mobile\/\S+ Safari\//],
-  ['Safari', /\bVersion\/(\d+)[\d.]* Safari\//],
-];
-
-const SYSTEMS: Array<[name: string, pattern: RegExp]> = [
-  ['Windows', /\bWindows NT (\d+)/],
-  ['iOS', /\b(?:iPhone|iPad|iPod).*? OS (\d+)/],
-  ['Mac OS X', /\bMac OS X (\d+)/],
-  ['Android', /\bAndroid (\d+)/],
-  ['Chrome OS', /\bCrOS\b/],
-  ['Linux', /\bLinux\b/],
-];
-
-export function browserOf(userAgent: string): NamedVersion | undefined {
-  return firstMatch(BROWSERS, userAgent);
-}
-
-export function osOf(userAgent: string): NamedVersion | undefined {
-  return firstMatch(SYSTEMS, userAgent);
-}
-
-function firstMatch(table: Array<[string, RegExp]>, text: string): NamedVersion | undefined {
-  // Agents are short; a hostile one is cut before any pattern sees it.
-  const agent = text.slice(0, 512);
-  for (const [name, pattern] of table) {
-    const match = pattern.exec(agent);
-    if (match) return match[1] ? { name, version: match[1] } : { name };
-  }
-  return undefined;
 }

@@ -56,7 +56,12 @@ describe('eventDetailOf, a stored event as the issue page shows it', () => {
       category: 'ui.click',
       message: 'button#throw-client',
     });
+    // Derived as Sentry derives them, then the event's own (event-tags.test.ts has the rules).
     expect(detail.tags).toEqual([
+      ['url', '/page'],
+      ['release', 'app@2'],
+      ['environment', 'staging'],
+      ['level', 'error'],
       ['runtime', 'browser'],
       ['digest', 'd1g3st'],
     ]);
@@ -181,16 +186,41 @@ describe('eventDetailOf, a stored event as the issue page shows it', () => {
     expect(detail.breadcrumbs).toEqual([{ message: 'crumb', data: '{"a":1}' }]);
   });
 
+  it('says whether the thrown exception was handled, and gives the trace id', () => {
+    const event = errorEvent();
+    const values = (event.exception as { values: Array<Record<string, unknown>> }).values;
+    const unhandled = {
+      ...event,
+      exception: {
+        values: values.map((value) => ({
+          ...value,
+          mechanism: { type: 'onerror', handled: false },
+        })),
+      },
+      contexts: {
+        trace: { trace_id: '0123456789abcdef0123456789abcdef', span_id: '0123456789abcdef' },
+      },
+    };
+    expect(detailOf(unhandled)).toMatchObject({
+      handled: false,
+      traceId: '0123456789abcdef0123456789abcdef',
+    });
+    expect(detailOf(unhandled).tags).toContainEqual(['handled', 'no']);
+    const plain = detailOf(event);
+    expect('handled' in plain || 'traceId' in plain).toBe(false);
+  });
+
   it('ignores a tag value that is not text rather than throwing', () => {
     const detail = detailOf({
       ...errorEvent(),
       tags: { digest: { toString: 1 }, ok: 'yes', n: 3 },
     });
     expect(detail.digest).toBeUndefined();
-    expect(detail.tags).toEqual([
+    expect(detail.tags.slice(-2)).toEqual([
       ['ok', 'yes'],
       ['n', '3'],
     ]);
+    expect(detail.tags.map(([key]) => key)).not.toContain('digest');
   });
 
   it('clips label fields a payload could make huge', () => {

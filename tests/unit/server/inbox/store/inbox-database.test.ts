@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   EVENT_CAP_SQL,
   type InboxDatabase,
+  ISSUE_EVENTS_SQL,
+  MAX_USERS_PER_ISSUE,
   openInboxDatabase,
   type PreparedEnvelope,
   type PreparedEvent,
@@ -675,5 +677,135 @@ describe('the page size the cap assumes', () => {
     const check = new Database(path, { readonly: true });
     expect(check.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
     check.close();
+  });
+});
+
+describe('who was hit', () => {
+  it('counts an issue’s distinct users: three users and a repeat are 3, each issue its own', () => {
+    const { db, path } = open();
+    for (const userKey of ['id:1', 'email:a@example.com', 'id:1', 'ip:192.0.2.1']) {
+      db.ingest([event({ userKey })], NOW);
+    }
+    db.ingest([event()], NOW);
+    db.ingest([event({ hashes: ['other'], userKey: 'id:1' })], NOW);
+    expect(list(db).issues.map((issue) => [issue.count, issue.users])).toEqual([
+      [1, 1],
+      [5, 3],
+    ]);
+    expect(db.issue(1, NOW)).toMatchObject({ users: 3, usersPastCap: false });
+    expect(rows(path, 'issue_users')).toBe(4);
+  });
+
+  it('keeps at most MAX_USERS_PER_ISSUE users an issue and says that more came', () => {
+    const { db, path } = open(10);
+    const batch = Array.from({ length: MAX_USERS_PER_ISSUE }, (_, i) =>
+      event({ userKey: `id:${i}` }),
+    );
+    db.ingest(batch, NOW);
+    expect(db.issue(1, NOW)).toMatchObject({ users: MAX_USERS_PER_ISSUE, usersPastCap: false });
+    // A user already counted is still one of them; a new one past the cap is only noted.
+    db.ingest([event({ userKey: 'id:0' })], NOW);
+    expect(db.issue(1, NOW)).toMatchObject({ users: MAX_USERS_PER_ISSUE, usersPastCap: false });
+    db.ingest([event({ userKey: 'id:random-1' }), event({ userKey: 'id:random-2' })], NOW);
+    expect(db.issue(1, NOW)).toMatchObject({ users: MAX_USERS_PER_ISSUE, usersPastCap: true });
+    expect(rows(path, 'issue_users')).toBe(MAX_USERS_PER_ISSUE);
+  });
+
+  it('goes with its issue when the inbox is cleared or the issue evicted at the cap on disk', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const db = openInboxDatabase(path, { maxEvents: 10_000, maxMb: 8 });
+    opened.push(db);
+    let evicted = 0;
+    for (let batch = 0; batch < 60; batch++) {
+      db.ingest(
+        Array.from({ length: 20 }, (_, i) => {
+          const n = batch * 20 + i;
+          const prepared = taggedIssue(n);
+          if (prepared.event) prepared.event.userKey = `id:${n}`;
+          return prepared;
+        }),
+        NOW + batch,
+      );
+      evicted += db.takeEvictedIssues();
+    }
+    expect(evicted).toBeGreaterThan(0);
+    expect(rows(path, 'issue_users')).toBe(1_200 - evicted);
+    db.requestClear(NOW);
+    while (db.clearStep(NOW)) {}
+    expect(rows(path, 'issue_users')).toBe(0);
+  }, 60_000);
+
+  it('finds an issue by a user’s key through its index', () => {
+    const { path } = open();
+    const Database = require('better-sqlite3');
+    const raw = new Database(path, { readonly: true });
+    const plan = raw
+      .prepare('EXPLAIN QUERY PLAN SELECT issue_id FROM issue_users WHERE user_key = ?')
+      .all('id:1')
+      .map((row: { detail: string }) => row.detail);
+    expect(plan).toEqual([
+      expect.stringMatching(/^SEARCH issue_users USING COVERING INDEX issue_users_key /),
+    ]);
+    raw.close();
+  });
+});
+
+describe('an issue’s events', () => {
+  it('pages newest first after the event a page ends with, and says when none are older', () => {
+    const { db } = open();
+    const ids: string[] = [];
+    const arrivals = [0, 1, 2, 3, 3, 4, 5];
+    for (const [i, second] of arrivals.entries()) {
+      const prepared = event({ timestamp: NOW + i });
+      ids.push(prepared.event?.eventId as string);
+      // The third and the fourth newest arrive in the same millisecond, across a page's end:
+      // the row order keeps them apart.
+      db.ingest([prepared], NOW + second * 1000);
+    }
+    db.ingest([event({ hashes: ['another issue'] })], NOW + 9_000);
+    const newestFirst = [...ids].reverse();
+    const first = db.issueEvents(1, { limit: 3 });
+    expect(first?.events.map((e) => e.eventId)).toEqual(newestFirst.slice(0, 3));
+    expect(first?.events[0]).toMatchObject({
+      receivedAt: NOW + 5_000,
+      environment: 'production',
+      release: 'app@1.0.0',
+    });
+    expect(first?.nextBefore).toBe(newestFirst[2]);
+    const second = db.issueEvents(1, { before: first?.nextBefore, limit: 3 });
+    expect(second?.events.map((e) => e.eventId)).toEqual(newestFirst.slice(3, 6));
+    const third = db.issueEvents(1, { before: second?.nextBefore, limit: 3 });
+    expect(third).toEqual({ events: [expect.objectContaining({ eventId: ids[0] })] });
+    // An event that is not this issue's starts no page.
+    expect(db.issueEvents(2, { before: ids[0], limit: 3 })).toBeUndefined();
+  });
+
+  it('bounds a page, whatever is asked', () => {
+    const { db } = open();
+    db.ingest(
+      Array.from({ length: 120 }, () => event()),
+      NOW,
+    );
+    expect(db.issueEvents(1, { limit: 1_000_000 })?.events).toHaveLength(100);
+    expect(db.issueEvents(1, { limit: 0 })?.events).toHaveLength(1);
+  });
+
+  it('reads a page from the issue’s end of the events’ issue index, never the whole table', () => {
+    const { path } = open();
+    const Database = require('better-sqlite3');
+    const raw = new Database(path, { readonly: true });
+    const plan = (sql: string) =>
+      raw
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all({ issue: 1, at: NOW, id: 5, limit: 21 })
+        .map((row: { detail: string }) => row.detail);
+    expect(plan(ISSUE_EVENTS_SQL.newest)).toEqual([
+      'SEARCH events USING INDEX events_issue (issue_id=?)',
+    ]);
+    // A range of the index, read backwards from the page's start until the LIMIT.
+    expect(plan(ISSUE_EVENTS_SQL.before)).toEqual([
+      'SEARCH events USING INDEX events_issue (issue_id=? AND received_at<?)',
+    ]);
+    raw.close();
   });
 });
