@@ -8,11 +8,17 @@ import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server'
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
 import {
+  connectionsWithin,
+  MAX_CONNECTIONS,
+  readDescriptorLimit,
+} from '#app/server/node/server-limits.server';
+import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
   describeTrustedProxies,
 } from '#app/server/site-config.server';
+import { handOffConnectionsFairly } from './connection-hand-off.server';
 import {
   isWorkerHealthMessage,
   LISTEN,
@@ -98,6 +104,12 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
   const access = config.inboxAccess;
   if (access.kind === 'token' && access.generated) workerEnv.MONITORING_INBOX_TOKEN = access.token;
   cluster.setupPrimary({ exec: entryFile });
+  // Connections wait here for a worker: clients in turn, as many as this process's descriptors
+  // allow (./connection-hand-off.server.ts).
+  handOffConnectionsFairly({
+    workers: count,
+    maxWaiting: Math.min(MAX_CONNECTIONS, connectionsWithin(readDescriptorLimit())),
+  });
 
   const places: Place[] = Array.from({ length: count }, (_, index) => ({
     number: index + 1,
