@@ -34,8 +34,10 @@ import {
  * The built server's first process (`npm start`, `node .output/server/index.mjs`): it reads the
  * environment, and with WEB_CONCURRENCY above 1 it stays the primary of a node:cluster and
  * starts that many workers, each a whole server (../node/node-server.server.ts) on the same
- * port, which the primary hands connections to in turn. nitro's `node-cluster` preset would
- * bring its own entry in place of ours, so this is node:cluster directly (decision 0620).
+ * port, which the primary hands connections to in turn, as fast as they take them; meanwhile
+ * clients take turns in its line (./connection-hand-off.server.ts, decision 1013). nitro's
+ * `node-cluster` preset would bring its own entry in place of ours, so this is node:cluster
+ * directly (decision 0620).
  *
  * The primary serves nothing. It:
  * - lets the workers listen together once every one is warm (../node/warm-up.server.ts), and
