@@ -24,7 +24,20 @@
  */
 import net from 'node:net';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { MAX_CONNECTIONS } from '#app/server/node/server-limits.server';
 import { clientKeyOf } from '#app/server/security/client-key';
+
+/**
+ * How many connections may wait in the primary, which has `descriptorLimit` open files
+ * (undefined when unknown) and `workers` workers: the server's connection cap, within what its
+ * descriptors allow beside its own few (stdio, libuv's, a channel per worker and the connections
+ * being handed to each). Run out of them, libuv would close what waits in the kernel's backlog.
+ * Pure.
+ */
+export function waitingLimit(descriptorLimit: number | undefined, workers: number): number {
+  if (descriptorLimit === undefined) return MAX_CONNECTIONS;
+  return Math.min(MAX_CONNECTIONS, Math.max(64, descriptorLimit - 64 - 4 * workers));
+}
 
 /**
  * Connections waiting for a worker, shared between clients: each client's oldest first, the
@@ -121,6 +134,12 @@ class Line<T> {
   }
 }
 
+/**
+ * A worker answers for a connection within a turn of its event loop; one not answered for this
+ * long went to a worker that died (or is stuck, and will be replaced): the next go to the others.
+ */
+const HAND_OFF_LOST_AFTER_MS = 10_000;
+
 /** An accepted connection as node:cluster's primary holds it: libuv's TCP handle, no socket. */
 interface ConnectionHandle {
   getpeername(out: { address?: string }): number;
@@ -166,26 +185,34 @@ function gate(
   const line = createWaitingConnections<ConnectionHandle>(options.maxWaiting);
   // Two for each worker: the one it is being given, and its next, ready when it answers.
   const ahead = 2 * options.workers;
-  let handedOver = 0;
+  /** Handed to the round robin and not yet closed by it, with when. */
+  const handedOver = new Map<ConnectionHandle, number>();
   let open = true;
 
   const feed = () => {
-    while (open && handedOver < ahead) {
+    // A connection being handed to a worker as it dies is never closed by the round robin
+    // (decision 0620): counted for ever, a few such would stop the hand-offs.
+    const lostBefore = performance.now() - HAND_OFF_LOST_AFTER_MS;
+    for (const [given, at] of handedOver) if (at < lostBefore) handedOver.delete(given);
+    while (open && handedOver.size < ahead) {
       const next = line.next();
       if (next === undefined) return;
-      handedOver += 1;
+      handedOver.set(next, performance.now());
       // The round robin closes its copy once a worker has taken the connection (or every worker
       // has gone): then it may have the next.
       const close = next.close;
       next.close = function (this: ConnectionHandle, callback?: () => void) {
         next.close = close;
-        handedOver -= 1;
+        handedOver.delete(next);
         close.call(this, callback);
         feed();
       };
       distribute.call(handle, 0, next);
     }
   };
+  // Connections may wait while no new one arrives to feed the workers after a lost hand-off.
+  const lostCheck = setInterval(feed, HAND_OFF_LOST_AFTER_MS);
+  lostCheck.unref();
 
   handle.onconnection = (error, connection) => {
     if (error || !connection) {
@@ -209,6 +236,7 @@ function gate(
   const closeListening = handle.close;
   handle.close = function (this: ListeningHandle, callback?: () => void) {
     open = false;
+    clearInterval(lostCheck);
     for (const waiting of line.takeAll()) waiting.close();
     closeListening.call(this, callback);
   };

@@ -7,18 +7,14 @@ import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
-import {
-  connectionsWithin,
-  MAX_CONNECTIONS,
-  readDescriptorLimit,
-} from '#app/server/node/server-limits.server';
+import { readDescriptorLimit } from '#app/server/node/server-limits.server';
 import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
   describeTrustedProxies,
 } from '#app/server/site-config.server';
-import { handOffConnectionsFairly } from './connection-hand-off.server';
+import { handOffConnectionsFairly, waitingLimit } from './connection-hand-off.server';
 import {
   isWorkerHealthMessage,
   LISTEN,
@@ -110,7 +106,7 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
   // allow (./connection-hand-off.server.ts).
   handOffConnectionsFairly({
     workers: count,
-    maxWaiting: Math.min(MAX_CONNECTIONS, connectionsWithin(readDescriptorLimit())),
+    maxWaiting: waitingLimit(readDescriptorLimit(), count),
   });
 
   const places: Place[] = Array.from({ length: count }, (_, index) => ({

@@ -101,10 +101,11 @@ export function serverLimits(options: {
   const { descriptorLimit, tunnelBodyTimeoutMs, tunnelTimeoutMs, keepAliveTimeoutMs, workers } =
     options;
   // The descriptor limit is each process's own; the connection cap is the server's.
-  const maxConnections = Math.min(
-    workerShareOf(MAX_CONNECTIONS, workers),
-    connectionsWithin(descriptorLimit),
-  );
+  const byDescriptors =
+    descriptorLimit === undefined
+      ? MAX_CONNECTIONS
+      : Math.max(64, Math.floor((descriptorLimit - RESERVED_DESCRIPTORS) * 0.9));
+  const maxConnections = Math.min(workerShareOf(MAX_CONNECTIONS, workers), byDescriptors);
   return {
     headersTimeout: HEADERS_TIMEOUT_MS,
     // Node refuses a headersTimeout above requestTimeout; the tunnel's body must fit too.
@@ -122,17 +123,6 @@ export function serverLimits(options: {
     // Each open page is a connection: past the cap, the connection is refused before the page.
     maxOpenPages: Math.min(MAX_OPEN_PAGES, maxConnections),
   };
-}
-
-/**
- * The connections one process may hold within `descriptorLimit` open files (undefined when
- * unknown): a worker's, or those the cluster's primary holds until a worker takes them
- * (../cluster/connection-hand-off.server.ts).
- */
-export function connectionsWithin(descriptorLimit: number | undefined): number {
-  return descriptorLimit === undefined
-    ? MAX_CONNECTIONS
-    : Math.max(64, Math.floor((descriptorLimit - RESERVED_DESCRIPTORS) * 0.9));
 }
 
 /** The soft "Max open files" from /proc/self/limits text; undefined when not found. */

@@ -1,5 +1,8 @@
 import { expect, it } from 'vitest';
-import { createWaitingConnections } from '#app/server/cluster/connection-hand-off.server';
+import {
+  createWaitingConnections,
+  waitingLimit,
+} from '#app/server/cluster/connection-hand-off.server';
 
 /**
  * Connections named `<client><n>` arrive in order (`arrivals`, space-separated); then the line
@@ -58,4 +61,14 @@ it('keeps the order over a long line', () => {
   const handed: number[] = [];
   for (let id = line.next(); id !== undefined; id = line.next()) handed.push(id);
   expect(handed).toEqual(Array.from({ length: 5_000 }, (_, id) => id));
+});
+
+it.each([
+  // the primary's descriptor limit, workers → connections that may wait in it
+  [undefined, 2, 10_000], // unknown: the server's cap
+  [1_024, 2, 952], // below the limit, with room for the primary's own
+  [20_000, 2, 10_000],
+  [100, 2, 64], // never none
+])('with a descriptor limit of %j and %i workers, %i may wait', (limit, workers, waiting) => {
+  expect(waitingLimit(limit, workers)).toBe(waiting);
 });
