@@ -9,8 +9,9 @@
  * workers one answer at a time: a newcomer's connection waited behind every attacker's, 5.6–10.6 s
  * at 12 × 850 (the review: answered 7%, 92%, 71% within 10 s), and under a descriptor limit the
  * primary ran out of descriptors and libuv closed what waited in the kernel's backlog, a
- * newcomer's connections too (pairs of "socket hang up"). Now clients take turns in the primary's
- * line (app/server/cluster/connection-hand-off.server.ts).
+ * newcomer's connections too (pairs of "socket hang up"; here 44 of 48 and, under a hard limit of
+ * 1,024, 29 of 33 answered before the test gave up). Now clients take turns in the primary's
+ * line, bounded below its descriptors (app/server/cluster/connection-hand-off.server.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,17 +27,24 @@ import { until } from '#tests/support/wait-for';
 const ATTACKERS = Array.from({ length: 12 }, (_, i) => `198.18.4.${11 + i}`);
 const NEWCOMER = '198.18.4.100';
 const ATTACKER = resolve(import.meta.dirname, '../fixtures/churning-attacker.ts');
-/** The most descriptors the attacker's process may have: this process's hard limit. */
-const HARD_LIMIT = Number(
-  /^Max open files\s+\d+\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? 1024,
+/**
+ * The most descriptors the attacker's process may have: this process's hard limit (a CI's may
+ * be 1,024), at most 4,096.
+ */
+const HARD_LIMIT = Math.min(
+  4_096,
+  Number(
+    /^Max open files\s+\S+\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? 4_096,
+  ),
 );
 /** 125 an address (1,500) where descriptors allow; fewer under a hard limit near 1,024. */
 const PER_ATTACKER = Math.min(125, Math.floor((HARD_LIMIT - 100) / ATTACKERS.length));
 /**
- * The server's descriptor limit, so that its cap (2 workers × (limit − 256) × 0.9,
- * server-limits.server.ts) is 92% of the attack: 1,023 for 12 × 125, a cap of 1,380.
+ * The server's descriptor limit: half the attack's connections (750 for 12 × 125). Its cap
+ * (2 workers × (limit − 256) × 0.9, server-limits.server.ts: 888) is well below the attack, and
+ * the primary has fewer descriptors than the connections waiting in it.
  */
-const SERVER_DESCRIPTORS = 256 + Math.ceil((PER_ATTACKER * ATTACKERS.length * 0.46) / 0.9);
+const SERVER_DESCRIPTORS = Math.floor((PER_ATTACKER * ATTACKERS.length) / 2);
 const ANSWERS = 60;
 /** The bar: a newcomer's connections answered during the flood. */
 const SHARE = 0.95;
