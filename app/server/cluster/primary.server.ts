@@ -7,12 +7,14 @@ import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
+import { readDescriptorLimit } from '#app/server/node/server-limits.server';
 import {
   describeInboxAccess,
   describeMonitoring,
   describeSpotlight,
   describeTrustedProxies,
 } from '#app/server/site-config.server';
+import { handOffConnectionsFairly, waitingLimit } from './connection-hand-off.server';
 import {
   isWorkerHealthMessage,
   LISTEN,
@@ -28,8 +30,10 @@ import {
  * The built server's first process (`npm start`, `node .output/server/index.mjs`): it reads the
  * environment, and with WEB_CONCURRENCY above 1 it stays the primary of a node:cluster and
  * starts that many workers, each a whole server (../node/node-server.server.ts) on the same
- * port, which the primary hands connections to in turn. nitro's `node-cluster` preset would
- * bring its own entry in place of ours, so this is node:cluster directly (decision 0620).
+ * port, which the primary hands connections to in turn, as fast as they take them; meanwhile
+ * clients take turns in its line (./connection-hand-off.server.ts, decision 1013). nitro's
+ * `node-cluster` preset would bring its own entry in place of ours, so this is node:cluster
+ * directly (decision 0620).
  *
  * The primary serves nothing. It:
  * - lets the workers listen together once every one is warm (../node/warm-up.server.ts), and
@@ -98,6 +102,12 @@ async function runPrimary(config: ServerConfig, entryFile: string): Promise<void
   const access = config.inboxAccess;
   if (access.kind === 'token' && access.generated) workerEnv.MONITORING_INBOX_TOKEN = access.token;
   cluster.setupPrimary({ exec: entryFile });
+  // Connections wait here for a worker: clients in turn, as many as this process's descriptors
+  // allow (./connection-hand-off.server.ts).
+  handOffConnectionsFairly({
+    workers: count,
+    maxWaiting: waitingLimit(readDescriptorLimit(), count),
+  });
 
   const places: Place[] = Array.from({ length: count }, (_, index) => ({
     number: index + 1,

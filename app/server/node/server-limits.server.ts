@@ -143,7 +143,8 @@ export function serverLimitsFor(config: ServerConfig): ServerLimits {
   });
 }
 
-function readDescriptorLimit(): number | undefined {
+/** This process's descriptor limit; undefined when unknown. */
+export function readDescriptorLimit(): number | undefined {
   try {
     return descriptorLimitOf(readFileSync('/proc/self/limits', 'utf8'));
   } catch {
