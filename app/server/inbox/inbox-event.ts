@@ -4,6 +4,7 @@
  * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/inbox/protocol-values';
+import { type RequestDetail, requestDetailOf } from './event-request';
 import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/resolve-frame';
 
 /** Short fields (level, type, environment, digest) are clipped: they are labels. */
@@ -60,6 +61,8 @@ export interface EventDetail extends EventSummary {
   exceptions: ExceptionDetail[];
   breadcrumbs: BreadcrumbDetail[];
   tags: Array<[string, string]>;
+  /** The request the event failed in, when it names one (server events do). */
+  request?: RequestDetail;
 }
 
 /** What the page gets for a stored event it cannot show: enough to say so, and no more. */
@@ -80,7 +83,12 @@ export function eventDetailOf(event: Record<string, unknown>, eventId: string): 
     exceptions: exceptionsOf(event),
     breadcrumbs: breadcrumbsOf(event),
     tags: tagsOf(event),
+    ...withRequest(requestDetailOf(event)),
   };
+}
+
+function withRequest(request: RequestDetail | undefined): { request?: RequestDetail } {
+  return request ? { request } : {};
 }
 
 export function eventSummaryOf(
