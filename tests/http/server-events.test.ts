@@ -255,6 +255,8 @@ describe('local inbox: the log line leads to the event, and its page shows what 
     expect(text).toContain(`POST ${server.url}${FAILING_EXAMPLE_FN}?createServerFn`);
     expect(text).toContain('Server functioncallFailingExample');
     expect(text).toContain(`Called from${caller}`);
+    // The event's page is the one that called the function, not /_server/….
+    expect(text).toContain(`Page${caller}Environment`);
     expect(text).toContain(SERVER_FN_LINE);
     expect(text).toContain('callFailingExample at app/server/example.functions.ts:21:11');
   });

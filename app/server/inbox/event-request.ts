@@ -45,6 +45,17 @@ export function requestDetailOf(event: Record<string, unknown>): RequestDetail |
   return detail.method || detail.serverFunction || detail.headers.length > 0 ? detail : undefined;
 }
 
+/**
+ * The page an event happened on: for a server function, the page that called it (not
+ * `/_server/…`); else the request's URL. Undefined when the event names neither.
+ */
+export function pageUrlOf(event: Record<string, unknown>): string | undefined {
+  const contexts = isRecord(event.contexts) ? event.contexts : {};
+  const serverFunction = isRecord(contexts.server_function) ? contexts.server_function : {};
+  const request = isRecord(event.request) ? event.request : {};
+  return text(serverFunction.page, MAX_TEXT) ?? text(request.url, MAX_TEXT);
+}
+
 /** Headers as an object (SDKs) or a list of pairs (after Relay). */
 function headersOf(value: unknown): Array<[string, string]> {
   const pairs = Array.isArray(value) ? value : isRecord(value) ? Object.entries(value) : [];

@@ -4,7 +4,7 @@
  * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/inbox/protocol-values';
-import { type RequestDetail, requestDetailOf } from './event-request';
+import { pageUrlOf, type RequestDetail, requestDetailOf } from './event-request';
 import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/resolve-frame';
 
 /** Short fields (level, type, environment, digest) are clipped: they are labels. */
@@ -99,7 +99,6 @@ export function eventSummaryOf(
   const exceptions = exceptionValues(event);
   // Chained exceptions go oldest to newest: the last one is the error that was thrown.
   const thrown = exceptions[exceptions.length - 1];
-  const request = isRecord(event.request) ? event.request : {};
   const summary: EventSummary = {
     eventId: clip(eventId, MAX_LABEL),
     level: clip(text(event.level) ?? 'error', MAX_LABEL),
@@ -108,7 +107,7 @@ export function eventSummaryOf(
   };
   const timestamp = isoTime(event.timestamp);
   if (timestamp) summary.timestamp = timestamp;
-  const url = text(request.url);
+  const url = pageUrlOf(event);
   if (url) summary.url = clip(url, maxText);
   const environment = text(event.environment);
   if (environment) summary.environment = clip(environment, MAX_LABEL);

@@ -4,6 +4,7 @@
  */
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
 import { readEnvelope } from '../envelope';
+import { pageUrlOf } from '../event-request';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
@@ -157,8 +158,9 @@ function nameAndVersion(context: unknown): string | undefined {
 }
 
 function urlOf(event: NormalisedEvent): string {
-  const request = isRecord(event.request) ? event.request : {};
-  if (typeof request.url === 'string') return request.url;
+  // A server function's page is the one that called it (event-request.ts).
+  const page = pageUrlOf(event);
+  if (page) return page;
   const tags = ownTags(event.tags).find(([key]) => key === 'url');
   return typeof tags?.[1] === 'string' ? tags[1] : '';
 }

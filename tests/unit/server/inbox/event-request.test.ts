@@ -2,7 +2,7 @@
  * The request an issue's page shows for an event, read from payloads anyone can post.
  */
 import { describe, expect, it } from 'vitest';
-import { requestDetailOf } from '#app/server/inbox/event-request';
+import { pageUrlOf, requestDetailOf } from '#app/server/inbox/event-request';
 
 describe('requestDetailOf', () => {
   it('reads a server event: method, URL, query, route, server function and headers', () => {
@@ -66,5 +66,27 @@ describe('requestDetailOf', () => {
     expect(detail?.headers).toHaveLength(50);
     expect(detail?.headers[0]?.[1].length).toBeLessThanOrEqual(2001);
     expect(detail?.method?.length).toBeLessThanOrEqual(101);
+  });
+});
+
+describe('pageUrlOf', () => {
+  it.each([
+    [
+      'a server function: the page that called it, not /_server/…',
+      {
+        request: { url: 'http://a.test/_server/x' },
+        contexts: { server_function: { name: 'x', page: 'http://a.test/shop' } },
+      },
+      'http://a.test/shop',
+    ],
+    [
+      'a server function called from no known page',
+      { request: { url: 'http://a.test/_server/x' }, contexts: { server_function: { name: 'x' } } },
+      'http://a.test/_server/x',
+    ],
+    ['a page', { request: { url: 'http://a.test/about' } }, 'http://a.test/about'],
+    ['no request', {}, undefined],
+  ])('%s', (_case, event, page) => {
+    expect(pageUrlOf(event)).toBe(page);
   });
 });
