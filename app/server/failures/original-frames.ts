@@ -114,6 +114,8 @@ export function originalFunctionName(
     column,
     bias: GREATEST_LOWER_BOUND,
   });
+  // Null in a chunk with no mapping on the frame's line: one that holds other parts of the file
+  // (the split-off component of a route whose loader failed) does not hold this function.
   if (generated.line === null) return undefined;
   const mappings = decodedMappings(map);
   const text = place.chunk.lines();

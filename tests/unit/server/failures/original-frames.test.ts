@@ -60,6 +60,13 @@ describe('originalFacts', () => {
     expect(facts.function).toBeUndefined();
   });
 
+  it('takes no name from a chunk that holds other lines of the file only', () => {
+    // The split component's chunk has no mapping on line 13 (the route's end), only on line 12:
+    // a walk back from line 12's would name the frame after the component.
+    const facts = originalFacts({ function: 'n', lineno: 13, colno: 1 }, [place('ssr-error')]);
+    expect(facts.function).toBeUndefined();
+  });
+
   it('takes the name from the chunk where the function is, when the source is in several', () => {
     const elsewhere = place('ssr-error');
     const facts = originalFacts({ function: 'y', lineno: 70, colno: 9 }, [
