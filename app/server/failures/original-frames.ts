@@ -16,6 +16,8 @@ import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/r
 /** One chunk of the built server: its map and its generated lines (read when first needed). */
 export interface ServerChunk {
   map: TraceMap;
+  /** The length of the map's `mappings`: what a name search must decode. */
+  mappingsLength: number;
   lines(): readonly string[];
 }
 
@@ -49,7 +51,9 @@ export function originalFacts(frame: NodeFrame, places: readonly SourceInChunk[]
   const { lineno, colno } = frame;
   if (!isPosition(lineno) || !isPosition(colno) || places.length === 0) return {};
   const facts: OriginalFacts = {};
-  for (const place of places) {
+  // The smallest chunk first: a route's or a server function's own, before the main one.
+  const bySize = [...places].sort((a, b) => a.chunk.mappingsLength - b.chunk.mappingsLength);
+  for (const place of bySize) {
     if (!facts.context) {
       const context = contextOf(place.chunk.map, place.source, lineno);
       if (context) facts.context = context;
@@ -80,6 +84,13 @@ function contextOf(map: TraceMap, source: string, line: number): SourceContext |
   return lines?.context(line);
 }
 
+/**
+ * A name is searched for only in a chunk whose mappings are at most this long. Searching means
+ * decoding them and indexing them by source: for nitro's main chunk (2.7 MB of mappings) that
+ * held the event loop 0.1-1 s at the first failure through it. Functions there keep Node's
+ * name; the route options a page's failure goes through (`loader`, `beforeLoad`) keep theirs.
+ */
+export const MAX_SEARCHED_MAPPINGS = 512 * 1024;
 /** How far back the search goes, in mappings: rust-sourcemap's limit is 128 tokens. */
 const MAX_MAPPINGS_BACK = 256;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*/;
@@ -106,7 +117,8 @@ export function originalFunctionName(
   nodeName: string,
 ): string | undefined {
   const own = coreName(nodeName);
-  const { map } = place.chunk;
+  const { map, mappingsLength } = place.chunk;
+  if (mappingsLength > MAX_SEARCHED_MAPPINGS) return undefined;
   if (!IDENTIFIER.test(own) || map.names.includes(own)) return undefined;
   const generated = generatedPositionFor(map, {
     source: place.source,

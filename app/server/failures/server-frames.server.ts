@@ -70,10 +70,11 @@ function indexLoadedChunks(index: ChunkIndex): void {
 }
 
 /** The map is decoded, and the chunk's text read, only when a frame first needs them. */
-function lazyChunk(file: string, payload: object): ServerChunk {
+function lazyChunk(file: string, payload: { mappings?: unknown }): ServerChunk {
   let map: TraceMap | undefined;
   let lines: string[] | undefined;
   return {
+    mappingsLength: typeof payload.mappings === 'string' ? payload.mappings.length : 0,
     get map() {
       map ??= new TraceMap(payload as ConstructorParameters<typeof TraceMap>[0]);
       return map;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { TraceMap } from '@jridgewell/trace-mapping';
 import { describe, expect, it } from 'vitest';
 import {
+  MAX_SEARCHED_MAPPINGS,
   originalFacts,
   originalFunctionName,
   type SourceInChunk,
@@ -16,9 +17,11 @@ import {
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/server-chunks');
 
 function place(name: string): SourceInChunk {
-  const map = new TraceMap(readFileSync(join(FIXTURES, `${name}.mjs.map`), 'utf8'));
+  const json = readFileSync(join(FIXTURES, `${name}.mjs.map`), 'utf8');
+  const map = new TraceMap(json);
   const lines = readFileSync(join(FIXTURES, `${name}.mjs.txt`), 'utf8').split('\n');
-  return { chunk: { map, lines: () => lines }, source: map.sources[0] as string };
+  const mappingsLength = (JSON.parse(json) as { mappings: string }).mappings.length;
+  return { chunk: { map, mappingsLength, lines: () => lines }, source: map.sources[0] as string };
 }
 
 // Where Node's mapped stacks put each throw: the `new Error(…)` of the original line.
@@ -65,6 +68,15 @@ describe('originalFacts', () => {
     // a walk back from line 12's would name the frame after the component.
     const facts = originalFacts({ function: 'n', lineno: 13, colno: 1 }, [place('ssr-error')]);
     expect(facts.function).toBeUndefined();
+  });
+
+  it('searches no chunk whose mappings are too long to decode at a failure', () => {
+    const page = place('sentry-example-page');
+    const huge = { ...page, chunk: { ...page.chunk, mappingsLength: MAX_SEARCHED_MAPPINGS + 1 } };
+    const facts = originalFacts({ function: 'y', lineno: 70, colno: 9 }, [huge]);
+    expect(facts.function).toBeUndefined();
+    // Its source lines need no decoding: they are still given.
+    expect(facts.context?.line).toContain('render error thrown while rendering');
   });
 
   it('takes the name from the chunk where the function is, when the source is in several', () => {
