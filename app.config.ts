@@ -99,7 +99,9 @@ export default defineConfig({
     preset: 'node-server',
     alias: importAliases,
     sourceMap: true,
-    rollupConfig: { plugins: [inputSourceMaps()] },
+    // The maps keep our sources' text: server events show the lines around each of our frames
+    // from it (decision 1110). nitro leaves it out by default.
+    rollupConfig: { plugins: [inputSourceMaps()], output: { sourcemapExcludeSources: false } },
     // Our own entry in place of nitro's: server limits, load shedding, security headers, the
     // tunnel and /health ahead of everything, graceful shutdown (docs/decisions/0600-*.md).
     entry: resolve('app/server/node/node-server.entry.ts'),

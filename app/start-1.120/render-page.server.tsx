@@ -49,6 +49,7 @@ export const failureAwareStreamHandler = defineHandlerCallback(
         route: matches[matches.length - 1]?.routeId ?? url.pathname,
         method: request.method,
         url: url.pathname + url.search,
+        incoming: request,
       });
     };
 
@@ -433,7 +434,7 @@ interface LoadedMatch {
  */
 export function settleRouteFailures(
   router: AnyRouter,
-  request: { method: string; url: string },
+  request: { method: string; url: string; headers: Iterable<[string, string]> },
 ): { failed: boolean } {
   const matches = router.state.matches as LoadedMatch[];
   let failed = false;
@@ -447,6 +448,7 @@ export function settleRouteFailures(
       route: match.routeId,
       method: request.method,
       url: url.pathname + url.search,
+      incoming: request,
     });
     if (!settledSerial && serialPhaseFailures.has(match.error)) {
       settledSerial = true;

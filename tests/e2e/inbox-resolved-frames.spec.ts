@@ -67,7 +67,9 @@ test('a client error is shown in our source, its React frames folded, its line i
   await expect(fold).toContainText('react-dom/');
 });
 
-test('a server failure is shown where Node mapped it, project-relative, once', async ({ page }) => {
+test('a server failure is shown where Node mapped it, project-relative, once, with its source lines', async ({
+  page,
+}) => {
   const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
   expect(response.status).toBe(500);
   await response.text();
@@ -83,8 +85,10 @@ test('a server failure is shown where Node mapped it, project-relative, once', a
   const top = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first();
   await expect(top).toContainText(
     // Ours, so in-app, as the server's Sentry event says too.
-    new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+ in app$`),
+    new RegExp(`^loader at ${literal(SERVER_ROUTE)}:${SERVER_LINE}:\\d+ in app`),
   );
+  // With its source lines, from the build's maps (decision 1110).
+  await expect(top).toContainText("throw new Error('Sentry example: loader failed during SSR");
   const stack = page.locator('section[aria-labelledby="stack-heading"]');
   await expect(stack).not.toContainText(`${resolve('.')}/`);
   await expect(stack).not.toContainText('.output/server');

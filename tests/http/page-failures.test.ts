@@ -114,9 +114,9 @@ describe('with example routes and a Sentry DSN', () => {
 
     const event = await sentryEventFor(app.sentry, digest);
     expect(event.tags).toMatchObject({ digest, route: '/sentry-example-page/ssr-error' });
-    // Where Sentry and the inbox look for the page: the same URL as the log line's.
-    expect(event.request).toMatchObject({ method: 'GET', url: log[0]?.url });
-    expect(event.request?.url).toMatch(/^\/sentry-example-page\/ssr-error/);
+    // Where Sentry and the inbox look for the page: the log line's URL, on the server's origin.
+    expect(event.request).toMatchObject({ method: 'GET', url: `${app.server.url}${log[0]?.url}` });
+    expect(event.request?.url).toBe(`${app.server.url}/sentry-example-page/ssr-error`);
     expect(event.exception.values[0]?.value).toContain(SSR_SECRET);
     expect(app.sentry.received[0]?.url).toMatch(/^\/api\/42\/envelope\//);
   });

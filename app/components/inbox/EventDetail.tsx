@@ -4,6 +4,7 @@
  * and its tags as Sentry derives them.
  */
 import { Link } from '@tanstack/react-router';
+import type { RequestDetail } from '#app/server/inbox/event-request';
 import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/event-stack.server';
 import type { BreadcrumbDetail, EventSummary, UnshownEvent } from '#app/server/inbox/inbox-event';
 import type { ShownEvent } from '#app/server/inbox.functions';
@@ -67,6 +68,7 @@ export function EventDetail({
           </>
         ) : null}
       </dl>
+      {event.request ? <RequestSection request={event.request} /> : null}
       <section aria-labelledby="stack-heading">
         <h3 id="stack-heading">Stack trace</h3>
         <StackTrace exceptions={event.stack} />
@@ -91,6 +93,49 @@ export function EventDetail({
           </dl>
         )}
       </section>
+    </section>
+  );
+}
+
+/**
+ * The request the event failed in, as Sentry's Request panel shows it: method and URL, the
+ * route, for a server function its name and calling page, then the headers the event kept.
+ */
+export function RequestSection({ request }: { request: RequestDetail }) {
+  const target = request.url ? request.url + (request.query ? `?${request.query}` : '') : '';
+  return (
+    <section aria-labelledby="request-heading">
+      <h3 id="request-heading">Request</h3>
+      <p className="inbox-url">
+        {request.method ? <strong>{request.method}</strong> : null} {target || 'no URL'}
+      </p>
+      <dl className="facts request" aria-label="Request details">
+        {request.route ? (
+          <>
+            <dt>Route</dt>
+            <dd>
+              <code>{request.route}</code>
+            </dd>
+          </>
+        ) : null}
+        {request.serverFunction ? (
+          <>
+            <dt>Server function</dt>
+            <dd>
+              <code>{request.serverFunction.name}</code>
+            </dd>
+            <dt>Called from</dt>
+            <dd className="inbox-url">{request.serverFunction.page ?? 'not known'}</dd>
+          </>
+        ) : null}
+        {request.headers.map(([name, value], index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a header may repeat in a list of pairs
+          <div key={index} className="request-header">
+            <dt>{name}</dt>
+            <dd className="inbox-url">{value}</dd>
+          </div>
+        ))}
+      </dl>
     </section>
   );
 }

@@ -11,6 +11,7 @@ import { errorLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { devFailureEntry } from './dev-failure.server';
 import { reportServerFailure } from './sentry-client.server';
+import { stackWithOriginalNames } from './server-frames.server';
 
 /**
  * The one place a server-side failure is handled: digest, one JSON log line, one report.
@@ -66,9 +67,12 @@ export function recordFailure(
   // varies a failure's message (and so its digest) cannot open kinds without end, and a loop
   // on one route cannot hide another route's failure.
   // With several workers, the line names the one that met the failure.
-  const worker = thisWorker();
-  errorLimited(`failure ${full.route}`, logEntry(original.error, publicError.digest, full, worker));
-  reportServerFailure(original.error, publicError.digest, full);
+  // Reported first: the event's id goes on the log line, so the line leads to the event.
+  const eventId = reportServerFailure(original.error, publicError.digest, full);
+  errorLimited(
+    `failure ${full.route}`,
+    logEntry(original.error, publicError.digest, full, { worker: thisWorker(), eventId }),
+  );
 }
 
 /**
@@ -76,10 +80,25 @@ export function recordFailure(
  * reads, with a code frame from the project's files (the dev server runs in the project), and
  * the failure kept for the page's overlay.
  */
-function logEntry(error: unknown, digest: string, context: FailureContext, worker?: number) {
-  return serverConfig().production
-    ? failureLogLine(error, digest, context, new Date(), worker)
-    : devFailureEntry(error, digest, context);
+function logEntry(
+  error: unknown,
+  digest: string,
+  context: FailureContext,
+  extras: { worker?: number; eventId?: string },
+) {
+  const config = serverConfig();
+  if (!config.production) return devFailureEntry(error, digest, context);
+  const { eventId } = extras;
+  // The inbox's own page for the event; with Sentry the id is what to search for there.
+  const inboxLink =
+    eventId && config.publicUrl && config.monitoring.kind === 'local-inbox'
+      ? new URL(`/errors/${eventId}`, config.publicUrl).href
+      : undefined;
+  return failureLogLine(error, digest, context, new Date(), {
+    ...extras,
+    inboxLink,
+    originalNames: stackWithOriginalNames,
+  });
 }
 
 /** Sanitise and record in one step, for callers that know the request already. */
@@ -177,17 +196,34 @@ export interface FailureContext {
   method: string;
   /** Path and query of the request. */
   url?: string;
+  /**
+   * The request itself (its absolute URL and headers), for the report's `request`: never
+   * logged, and the report keeps only an allow-list of its headers (server-event-request.ts).
+   */
+  incoming?: { url: string; headers: Iterable<[string, string]> };
 }
 
-export interface FailureLogRecord extends FailureContext {
+export interface FailureLogRecord extends Omit<FailureContext, 'incoming'> {
   level: 'error';
   time: string;
   digest: string;
+  /** The report's event id: `/errors/<eventId>` in the inbox, or a search in Sentry. */
+  eventId?: string;
+  /** The inbox's page for the event, when PUBLIC_URL says where the inbox is. */
+  inboxLink?: string;
   /** The worker process that met it, when the server runs several (WEB_CONCURRENCY). */
   worker?: number;
   name: string;
   message: string;
   stack?: string;
+}
+
+export interface LogLineExtras {
+  worker?: number;
+  eventId?: string;
+  inboxLink?: string;
+  /** The stack's text with our functions' original names (server-frames.server.ts). */
+  originalNames?: (stack: string) => string;
 }
 
 /** The one JSON line an operator greps for. Pure; never throws, whatever was thrown. */
@@ -196,15 +232,24 @@ export function failureLogLine(
   digest: string,
   context: FailureContext,
   now: Date = new Date(),
-  worker?: number,
+  extras: LogLineExtras = {},
 ): string {
+  const { worker, eventId, inboxLink, originalNames } = extras;
+  const { phase, route, method, url } = context;
+  const fields = errorFields(error);
+  if (fields.stack && originalNames) fields.stack = originalNames(fields.stack);
   const record: FailureLogRecord = {
     level: 'error',
     time: now.toISOString(),
     digest,
+    ...(eventId === undefined ? {} : { eventId }),
+    ...(inboxLink === undefined ? {} : { inboxLink }),
     ...(worker === undefined ? {} : { worker }),
-    ...context,
-    ...errorFields(error),
+    phase,
+    route,
+    method,
+    ...(url === undefined ? {} : { url }),
+    ...fields,
   };
   return JSON.stringify(record);
 }

@@ -22,6 +22,9 @@ import { errorLimited, warnLimited } from '#app/server/logging/rate-limited-log'
 import { reportingDsn } from '#app/server/site-config.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import type { FailureContext } from './record-failure.server';
+import { osContext } from './server-contexts.server';
+import { eventRequestFacts } from './server-event-request';
+import { withOriginalFacts } from './server-frames.server';
 
 /**
  * The server's Sentry client: one ServerRuntimeClient per process with Node's stack parser, its
@@ -47,9 +50,12 @@ function sentryClient(): ServerRuntimeClient {
     dsn: reportingDsn(config),
     transport: monitoring.kind === 'sentry' ? makeFetchTransport : makeInboxTransport,
     stackParser: serverStackParser,
-    // In development with SENTRY_SPOTLIGHT, a copy of each event goes to the Spotlight sidecar.
-    integrations:
-      config.spotlight.kind === 'sidecar' ? [spotlightIntegration(config.spotlight.url)] : [],
+    // Our frames completed from the build's maps, and the OS, on every server event; in
+    // development with SENTRY_SPOTLIGHT, a copy of each event goes to the Spotlight sidecar.
+    integrations: [
+      originalFramesIntegration(),
+      ...(config.spotlight.kind === 'sidecar' ? [spotlightIntegration(config.spotlight.url)] : []),
+    ],
     environment: config.environment,
     release: config.release,
     platform: 'node',
@@ -61,19 +67,42 @@ function sentryClient(): ServerRuntimeClient {
   return client;
 }
 
-/** Sends one event for a server-side failure, tagged with its digest. Never throws. */
-export function reportServerFailure(error: unknown, digest: string, context: FailureContext): void {
+/**
+ * Sends one event for a server-side failure, tagged with its digest, with the request as
+ * Sentry's `request` interface and the route as its transaction. Returns the event's id (the
+ * log line carries it), or undefined when it could not be reported. Never throws.
+ */
+export function reportServerFailure(
+  error: unknown,
+  digest: string,
+  context: FailureContext,
+): string | undefined {
   try {
     const scope = new Scope();
     scope.setTag('digest', digest);
     scope.setTag('phase', context.phase);
     scope.setTag('route', context.route);
+    const facts = context.incoming
+      ? eventRequestFacts({
+          method: context.method,
+          url: context.incoming.url,
+          headers: context.incoming.headers,
+          route: context.route,
+          serverFunction: context.phase === 'server-function',
+        })
+      : undefined;
+    if (facts?.serverFunction) {
+      scope.setTag('server_function', facts.serverFunction.name);
+      scope.setContext('server_function', { ...facts.serverFunction });
+    }
     // The event's own request field, where Sentry and the inbox look for the page's URL.
+    const request = facts?.request ?? { method: context.method, url: context.url };
     scope.addEventProcessor((event) => ({
       ...event,
-      request: { ...event.request, method: context.method, url: context.url },
+      request: { ...event.request, ...request },
+      ...(facts ? { transaction: facts.transaction } : {}),
     }));
-    sentryClient().captureException(
+    return sentryClient().captureException(
       error,
       { mechanism: { type: 'tanstack-start', handled: false } },
       scope,
@@ -84,8 +113,26 @@ export function reportServerFailure(error: unknown, digest: string, context: Fai
       'report failed',
       `[monitoring] could not report failure ${digest}: ${reportError instanceof Error ? reportError.message : String(reportError)}`,
     );
+    return undefined;
   }
 }
+
+/**
+ * Our frames with their source lines and original names (server-frames.server.ts), and the
+ * `os` context as @sentry/node's Context integration sends it (`runtime` is the client's own
+ * option). Done here, where the event is made, so Sentry and the local inbox get the same.
+ */
+const originalFramesIntegration = defineIntegration(() => ({
+  name: 'OriginalServerFrames',
+  processEvent(event) {
+    for (const exception of event.exception?.values ?? []) {
+      const frames = exception.stacktrace?.frames;
+      if (frames && exception.stacktrace) exception.stacktrace.frames = withOriginalFacts(frames);
+    }
+    event.contexts = { ...event.contexts, os: { ...osContext(), ...event.contexts?.os } };
+    return event;
+  },
+}));
 
 export type FlushOutcome = 'nothing-reported' | 'sent' | 'timed-out';
 

@@ -9,7 +9,7 @@ import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { SERVER_FUNCTION_BASE } from '#app/start-1.120/server-function-calls';
-import { captureServerFailure } from './record-failure.server';
+import { captureServerFailure, type FailureContext } from './record-failure.server';
 
 /**
  * Global server-function middleware: a server function that throws is recorded once and
@@ -68,11 +68,11 @@ export const serverFunctionFailures = createMiddleware()
   });
 
 /** The HTTP request behind this call (the page's request when a loader calls it during SSR). */
-function requestOf(): { method: string; url?: string } {
+function requestOf(): Pick<FailureContext, 'method' | 'url' | 'incoming'> {
   try {
     const request = getWebRequest();
     if (!request) return { method: 'UNKNOWN' };
-    return { method: request.method, url: new URL(request.url).pathname };
+    return { method: request.method, url: new URL(request.url).pathname, incoming: request };
   } catch {
     return { method: 'UNKNOWN' };
   }

@@ -87,8 +87,16 @@ export function eventTagsOf(event: Record<string, unknown>): Array<[string, stri
   return tags;
 }
 
-/** The page or request URL: the request's, else an own `url` tag. */
+/**
+ * The page an event happened on: for a server function, the page that called it (not
+ * `/_server/…`, see ./event-request.ts); else the request's URL; else an own `url` tag.
+ */
 export function pageUrlOf(event: Record<string, unknown>): string {
+  const contexts = isRecord(event.contexts) ? event.contexts : {};
+  const serverFunction = isRecord(contexts.server_function) ? contexts.server_function : {};
+  if (typeof serverFunction.page === 'string' && serverFunction.page !== '') {
+    return serverFunction.page;
+  }
   const request = isRecord(event.request) ? event.request : {};
   if (typeof request.url === 'string') return request.url;
   const tag = ownTagsOf(event.tags).find(([key]) => key === 'url');

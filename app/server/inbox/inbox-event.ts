@@ -4,7 +4,8 @@
  * payload format: https://develop.sentry.dev/sdk/data-model/event-payloads/
  */
 import { isRecord } from '#app/server/inbox/protocol-values';
-import { eventTagsOf, handledOf, ownTagsOf, traceIdOf } from './event-tags';
+import { type RequestDetail, requestDetailOf } from './event-request';
+import { eventTagsOf, handledOf, ownTagsOf, pageUrlOf, traceIdOf } from './event-tags';
 import { MAX_CONTEXT_LINE, type SourceContext } from './source-maps/resolve-frame';
 
 /** Short fields (level, type, environment, digest) are clipped: they are labels. */
@@ -66,6 +67,8 @@ export interface EventDetail extends EventSummary {
   handled?: boolean;
   /** `contexts.trace.trace_id`. */
   traceId?: string;
+  /** The request the event failed in, when it names one (server events do). */
+  request?: RequestDetail;
 }
 
 /** What the page gets for a stored event it cannot show: enough to say so, and no more. */
@@ -87,6 +90,8 @@ export function eventDetailOf(event: Record<string, unknown>, eventId: string): 
     breadcrumbs: breadcrumbsOf(event),
     tags: eventTagsOf(event),
   };
+  const request = requestDetailOf(event);
+  if (request) detail.request = request;
   const handled = handledOf(event);
   if (handled !== undefined) detail.handled = handled;
   const traceId = traceIdOf(event);
@@ -102,7 +107,6 @@ export function eventSummaryOf(
   const exceptions = exceptionValues(event);
   // Chained exceptions go oldest to newest: the last one is the error that was thrown.
   const thrown = exceptions[exceptions.length - 1];
-  const request = isRecord(event.request) ? event.request : {};
   const summary: EventSummary = {
     eventId: clip(eventId, MAX_LABEL),
     level: clip(text(event.level) ?? 'error', MAX_LABEL),
@@ -111,7 +115,7 @@ export function eventSummaryOf(
   };
   const timestamp = isoTime(event.timestamp);
   if (timestamp) summary.timestamp = timestamp;
-  const url = text(request.url);
+  const url = pageUrlOf(event);
   if (url) summary.url = clip(url, maxText);
   const environment = text(event.environment);
   if (environment) summary.environment = clip(environment, MAX_LABEL);

@@ -184,11 +184,39 @@ describe('failureLogLine', () => {
   });
 
   it('names the worker that met it when the server runs several', () => {
-    const record = JSON.parse(failureLogLine(new Error('boom'), 'abc', context, now, 2));
+    const record = JSON.parse(
+      failureLogLine(new Error('boom'), 'abc', context, now, { worker: 2 }),
+    );
     expect(record).toMatchObject({ digest: 'abc', worker: 2, route: '/r' });
     expect(JSON.parse(failureLogLine(new Error('boom'), 'abc', context, now))).not.toHaveProperty(
       'worker',
     );
+  });
+
+  it('carries the event id and the inbox link, and never the request itself', () => {
+    const incoming = { url: 'http://a.test/r?q=1', headers: new Headers({ cookie: 'sid=s3cret' }) };
+    const line = failureLogLine(new Error('boom'), 'abc', { ...context, incoming }, now, {
+      eventId: '0123456789abcdef0123456789abcdef',
+      inboxLink: 'https://a.test/errors/0123456789abcdef0123456789abcdef',
+    });
+    expect(JSON.parse(line)).toMatchObject({
+      digest: 'abc',
+      eventId: '0123456789abcdef0123456789abcdef',
+      inboxLink: 'https://a.test/errors/0123456789abcdef0123456789abcdef',
+    });
+    expect(line).not.toContain('s3cret');
+    expect(line).not.toContain('incoming');
+  });
+
+  it('logs the stack with the original names it is given', () => {
+    const error = new Error('boom');
+    error.stack = 'Error: boom\n    at y (/app/x.tsx:3:9)';
+    const record = JSON.parse(
+      failureLogLine(error, 'abc', context, now, {
+        originalNames: (stack) => stack.replace(' y ', ' RenderBomb '),
+      }),
+    );
+    expect(record.stack).toBe('Error: boom\n    at RenderBomb (/app/x.tsx:3:9)');
   });
 
   it.each([
