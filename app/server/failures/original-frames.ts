@@ -12,6 +12,7 @@ import {
   type TraceMap,
 } from '@jridgewell/trace-mapping';
 import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/resolve-frame';
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 /** One chunk of the built server: its map and its generated lines (read when first needed). */
 export interface ServerChunk {
@@ -67,9 +68,11 @@ export function originalFacts(frame: NodeFrame, places: readonly SourceInChunk[]
 }
 
 /** Each source's lines, indexed once per map: a map's sources do not change while it lives. */
-const indexed = new WeakMap<TraceMap, Map<string, SourceLines | null>>();
-
 function contextOf(map: TraceMap, source: string, line: number): SourceContext | undefined {
+  const indexed = processShared(
+    'server-source-lines',
+    () => new WeakMap<TraceMap, Map<string, SourceLines | null>>(),
+  );
   let bySource = indexed.get(map);
   if (!bySource) {
     bySource = new Map();

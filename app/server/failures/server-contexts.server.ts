@@ -7,12 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import type { OsContext } from '@sentry/core';
-
-let cached: OsContext | undefined;
+import { processShared } from '#app/start-1.120/process-shared.server';
 
 export function osContext(): OsContext {
-  cached ??= computeOsContext();
-  return cached;
+  return processShared('os-context', computeOsContext);
 }
 
 /** The SDK's names for Node's platforms other than Linux and macOS. */
