@@ -26,6 +26,8 @@ export type PrepareResult =
 /** Tag pairs kept per event for the breakdown: the derived ones first, then the event's own. */
 const MAX_TAGS = 50;
 const MAX_TAG_TEXT = 200;
+/** Characters of an event's message kept for search (Sentry cuts an exception's value at 1024). */
+const MAX_SEARCH_MESSAGE = 1024;
 
 export async function prepareEnvelope(
   bytes: Uint8Array,
@@ -64,6 +66,8 @@ function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>)
     // SQLite keeps text as UTF-8, where a lone surrogate cannot be: U+FFFD here, once.
     title: wellFormedText(grouping.title),
     culprit: wellFormedText(grouping.culprit),
+    message: wellFormedText(searchMessageOf(event)),
+    ...digestOf(event),
     hashes: grouping.hashes,
     groupingConfig: grouping.config,
     tags: tagsOf(event, { environment, release, url }),
@@ -123,6 +127,29 @@ function tagsOf(
   add('level', event.level);
   for (const [key, value] of ownTags(event.tags)) add(key, value);
   return tags;
+}
+
+/**
+ * What free text searches beside the title: the log message and every exception's type and
+ * value, whole (the title has the first line of one), as Sentry's search message holds them.
+ */
+function searchMessageOf(event: NormalisedEvent): string {
+  const logentry = isRecord(event.logentry) ? event.logentry : {};
+  const logged = textOf(logentry.formatted) || textOf(logentry.message);
+  const exception = isRecord(event.exception) ? event.exception : {};
+  const thrown = (Array.isArray(exception.values) ? exception.values : [])
+    .filter(isRecord)
+    .map((value) => [textOf(value.type), textOf(value.value)].filter(Boolean).join(': '));
+  return [logged, ...thrown].filter(Boolean).join('\n').slice(0, MAX_SEARCH_MESSAGE);
+}
+
+/** The event's own `digest` tag (a server failure's), before the breakdown's cap on tags. */
+function digestOf(event: NormalisedEvent): { digest?: string } {
+  const found = ownTags(event.tags).find(([key]) => key === 'digest');
+  const digest = found?.[1];
+  return typeof digest === 'string' && digest !== ''
+    ? { digest: wellFormedText(digest.slice(0, MAX_TAG_TEXT).toLowerCase()) }
+    : {};
 }
 
 /** `tags` as an object or as Sentry's [key, value] pairs. */
