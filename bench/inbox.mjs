@@ -10,8 +10,10 @@
 // 3. Stalls: the server's own event-loop monitor (getRuntimeHealth's window maximum) during
 //    ingest and reads: the longest the loop was held.
 // 4. Reads: an inbox of 10,000 issues and 100,000 events; the first /errors after a restart,
-//    then the list (three ways) and an issue's page, sequentially, p50 and p99, beside /about
-//    asked the same way (the floor: a page of ours that reads nothing).
+//    then the list (three ways), searches and an issue's page, sequentially, p50 and p99, beside
+//    /about asked the same way (the floor: a page of ours that reads nothing). Then search alone:
+//    the store's listIssues for a set of Sentry-syntax queries (issue 33), p50 and p99, beside the
+//    plain list read the same way.
 // 5. The store's bounds (issue 32): ingest of new issues into an inbox of 50,000 issues, and the
 //    file's size per stored event; then a flood of new issues with 30 random 200-character tags
 //    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, and the
@@ -229,6 +231,9 @@ function seedLargeInbox(dir) {
           url: `http://localhost:3000/page/${issue % 500}`,
           title: `TypeError: bug number ${issue}`,
           culprit: `handler${issue % 100}(app/routes/page-${issue % 40}.tsx)`,
+          message: `TypeError: bug number ${issue}\nwhile handling request ${n}`,
+          // Every event a server failure's digest of its own.
+          digest: n.toString(16).padStart(10, '0'),
           hashes: [`hash-${issue}`],
           groupingConfig: 'newstyle:2023-01-11',
           tags: [
@@ -421,6 +426,11 @@ if (runs('reads')) {
       ['/errors?q=number 42 (title, culprit and page)', '/errors?q=number%2042'],
       ['/errors?q=/page/42 (a page)', '/errors?q=%2Fpage%2F42'],
       ['/errors?environment=development&page=20', '/errors?environment=development&page=20'],
+      ['/errors?q=<a digest> (bare)', `/errors?q=${(98_765).toString(16).padStart(10, '0')}`],
+      [
+        '/errors?q=is:unresolved browser:"Chrome 152"',
+        '/errors?q=is%3Aunresolved%20browser%3A%22Chrome%20152%22',
+      ],
       ["an issue's page", '/errors/issues/4242'],
     ]) {
       const read = await sequential(server.port, path);
@@ -439,6 +449,65 @@ if (runs('reads')) {
     );
   } finally {
     await server.stop();
+  }
+  searchLatency(dir);
+}
+
+/**
+ * Search alone, on the store (issue 33): each query's listIssues (a page of 50 and the counts),
+ * 200 times, beside the plain list read the same way (the floor).
+ */
+function searchLatency(dir) {
+  const db = openInboxDatabase(join(dir, 'inbox.sqlite'), { maxEvents: 200_000, readonly: true });
+  const timed = (search) => {
+    const times = [];
+    for (let i = 0; i < 200; i++) {
+      const at = performance.now();
+      const list = db.listIssues({
+        sort: 'last-seen',
+        page: 1,
+        pageSize: 50,
+        now: Date.now(),
+        search,
+      });
+      times.push(performance.now() - at);
+      if (list.problems.length > 0) throw new Error(`${search}: ${list.problems.join('; ')}`);
+    }
+    times.sort((a, b) => a - b);
+    return {
+      p50: times[100],
+      p99: times[198],
+      found: db.listIssues({ sort: 'last-seen', page: 1, pageSize: 50, now: Date.now(), search })
+        .total,
+    };
+  };
+  try {
+    const floor = timed('');
+    for (const query of [
+      (4_242).toString(16).padStart(10, '0'), // a bare digest: the event's, exactly
+      `digest:${(99_999).toString(16).padStart(10, '0')}`,
+      'number 4242', // free text: title, culprit, message
+      'request 97777', // free text in one issue's latest message only
+      '/page/42', // free text: a page
+      'is:unresolved',
+      'is:regressed',
+      'release:app@1.3.0',
+      'environment:development level:error',
+      'browser:"Chrome 152"',
+      '!os:Linux',
+      'user:id:42',
+      'is:unresolved release:app@1.3.0 browser:"Chrome 152" handler42',
+    ]) {
+      const read = timed(query);
+      print(
+        `search ${query} (${read.found} issues), the store`,
+        `p50 ${read.p50.toFixed(2)} ms, p99 ${read.p99.toFixed(2)} ms`,
+        `the plain list p50 ${floor.p50.toFixed(2)}, p99 ${floor.p99.toFixed(2)} ms`,
+        'p99 ≤ 50 ms',
+      );
+    }
+  } finally {
+    db.close();
   }
 }
 
