@@ -203,9 +203,11 @@ export const MIGRATIONS: readonly string[] = [
   // 6: search with Sentry's syntax (issue 33, decision 1100). A digest finds its events exactly
   // (every stored event's, not the first values an issue keeps of its tags), through a partial
   // index on a column of the event, so it goes with the event. Free text reads trigram indexes
-  // (FTS5, contentless: they hold no copy of the text) over the issue's title, culprit and
-  // message, and over its page URLs, each row keyed by the issue's id. Tag keys ever seen
-  // (capped) tell a typo from a tag no issue has.
+  // (FTS5) over the issue's title, culprit and message (its content the issues table itself: a
+  // change writes the old text's removal without reading the index, several times cheaper than
+  // a contentless table's delete), and over its page URLs (contentless, rewritten only when an
+  // issue has a new page), each row keyed by the issue's id. Tag keys ever seen (capped) tell a
+  // typo from a tag no issue has.
   `
   ALTER TABLE events ADD COLUMN digest TEXT;
   CREATE INDEX events_digest ON events (digest, issue_id) WHERE digest IS NOT NULL;
@@ -220,10 +222,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX issues_regressed ON issues (last_seen DESC, id DESC) WHERE regressed = 1;
 
   CREATE VIRTUAL TABLE issue_text USING fts5(
-    title, culprit, message, content='', contentless_delete=1, tokenize='trigram');
+    title, culprit, message, content='issues', content_rowid='id', tokenize='trigram');
   CREATE VIRTUAL TABLE issue_url_text USING fts5(
     urls, content='', contentless_delete=1, tokenize='trigram');
-  INSERT INTO issue_text (rowid, title, culprit, message) SELECT id, title, culprit, message FROM issues;
+  INSERT INTO issue_text (issue_text) VALUES ('rebuild');
   INSERT INTO issue_url_text (rowid, urls)
     SELECT issue_id, group_concat(url, ' ') FROM issue_urls GROUP BY issue_id;
   CREATE TRIGGER issue_text_added AFTER INSERT ON issues BEGIN
@@ -234,11 +236,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER issue_text_changed AFTER UPDATE OF title, culprit, message ON issues
     WHEN OLD.title IS NOT NEW.title OR OLD.culprit IS NOT NEW.culprit OR OLD.message IS NOT NEW.message
   BEGIN
-    INSERT OR REPLACE INTO issue_text (rowid, title, culprit, message)
+    INSERT INTO issue_text (issue_text, rowid, title, culprit, message)
+      VALUES ('delete', OLD.id, OLD.title, OLD.culprit, OLD.message);
+    INSERT INTO issue_text (rowid, title, culprit, message)
       VALUES (NEW.id, NEW.title, NEW.culprit, NEW.message);
   END;
   CREATE TRIGGER issue_text_removed AFTER DELETE ON issues BEGIN
-    DELETE FROM issue_text WHERE rowid = OLD.id;
+    INSERT INTO issue_text (issue_text, rowid, title, culprit, message)
+      VALUES ('delete', OLD.id, OLD.title, OLD.culprit, OLD.message);
     DELETE FROM issue_url_text WHERE rowid = OLD.id;
   END;
   -- A new page of the issue (each issue keeps at most its first 100): its pages indexed again.

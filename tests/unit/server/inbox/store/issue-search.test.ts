@@ -17,6 +17,7 @@ import {
   type PreparedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
 import { searchSqlOf } from '#app/server/inbox/store/issue-search-sql';
+import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
 let counter = 0;
@@ -285,5 +286,34 @@ describe('search on the store', () => {
       /SEARCH issue_tags (EXISTS )?USING PRIMARY KEY \(issue_id=\? AND key=\? AND value=\?\)/,
     );
     raw.close();
+  });
+
+  it('searches what a file from before search holds: digests from the payloads, text, pages, tag keys', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-search-')), 'inbox.sqlite');
+    const old = new Database(path);
+    for (const step of MIGRATIONS.slice(0, 5)) old.exec(step);
+    old.pragma('user_version = 5');
+    old.exec(`INSERT INTO issues (id, title, culprit, level, platform, status, first_seen, last_seen,
+        event_count, first_release, last_release, grouping_config)
+      VALUES (1, 'Error: loader failed', 'orders.tsx', 'error', 'node', 'unresolved', 0, 0, 2, '', '', ''),
+             (2, 'TypeError: x', 'page.tsx', 'error', 'javascript', 'unresolved', 0, 0, 1, '', '', '')`);
+    old.exec(`INSERT INTO issue_urls (issue_id, url) VALUES (2, '/checkout');
+      INSERT INTO issue_tags (issue_id, key, value, count) VALUES (2, 'browser', 'Chrome 156', 1)`);
+    const insert = old.prepare(
+      `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url, payload)
+       VALUES (?, ?, 0, 0, '', '', '', ?)`,
+    );
+    // Tags as an object and as Sentry's pairs; a payload without tags.
+    insert.run('e1', 1, JSON.stringify({ tags: { digest: 'aaaaaaaaaa' } }));
+    insert.run('e2', 1, JSON.stringify({ tags: [['digest', 'bbbbbbbbbb']] }));
+    insert.run('e3', 2, '{}');
+    old.close();
+    const db = openInboxDatabase(path, { maxEvents: 100 });
+    opened.push(db);
+    expect(titles(db, 'aaaaaaaaaa')).toEqual(['Error: loader failed']);
+    expect(titles(db, 'digest:bbbbbbbbbb')).toEqual(['Error: loader failed']);
+    expect(titles(db, 'loader')).toEqual(['Error: loader failed']);
+    expect(titles(db, 'checkout')).toEqual(['TypeError: x']);
+    expect(titles(db, 'browser:"Chrome 156"')).toEqual(['TypeError: x']);
   });
 });
