@@ -967,11 +967,19 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   };
   const pageCount = Math.max(1, Math.ceil(total / query.pageSize));
   const page = Math.min(Math.max(1, query.page), pageCount);
-  const rows = db
-    .prepare(
-      `SELECT * FROM issues ${listed} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
-    )
-    .all({ ...params, limit: query.pageSize, offset: (page - 1) * query.pageSize }) as IssueRow[];
+  // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
+  const rows =
+    total === 0
+      ? []
+      : (db
+          .prepare(
+            `SELECT * FROM issues ${listed} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
+          )
+          .all({
+            ...params,
+            limit: query.pageSize,
+            offset: (page - 1) * query.pageSize,
+          }) as IssueRow[]);
   const ignoredSql = whereSql("status = 'ignored'");
   const { n: hiddenIgnored } = hidesIgnored
     ? (db.prepare(`SELECT count(*) AS n FROM issues ${ignoredSql}`).get(...bound) as { n: number })
