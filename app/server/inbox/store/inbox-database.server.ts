@@ -15,6 +15,8 @@
  *   cap on disk (`maxMb`, ./store-cap.ts): then the issues seen longest ago go, with all of it;
  * - raw events up to `maxEvents` in all; past it the oldest go, except each issue's first and
  *   latest, so a flood of one error never evicts a rare one;
+ * - for search (./issue-search-sql.ts): each event's digest (it goes with the event), the issue's
+ *   latest message, trigram indexes over the issue's text and pages, and the tag keys seen;
  * - release health as counts per release and environment; spans, client reports and other
  *   items as counts only, unknown item types under one "other". No item that is not an error
  *   is ever stored as one.
@@ -124,8 +126,9 @@ export interface IssueQuery {
 
 export interface IssueList {
   issues: IssueSummary[];
-  /** Issues that match, and their events. */
+  /** Issues that match. */
   total: number;
+  /** Their events, counted. */
   events: number;
   /** What in the search cannot be searched ("unknown search key lvl"); nothing is listed then. */
   problems: string[];
