@@ -10,8 +10,10 @@
 // 3. Stalls: the server's own event-loop monitor (getRuntimeHealth's window maximum) during
 //    ingest and reads: the longest the loop was held.
 // 4. Reads: an inbox of 10,000 issues and 100,000 events; the first /errors after a restart,
-//    then the list (three ways) and an issue's page, sequentially, p50 and p99, beside /about
-//    asked the same way (the floor: a page of ours that reads nothing).
+//    then the list (three ways), searches and an issue's page, sequentially, p50 and p99, beside
+//    /about asked the same way (the floor: a page of ours that reads nothing). Then search alone:
+//    the store's listIssues for a set of Sentry-syntax queries (issue 33), p50 and p99, beside the
+//    plain list read the same way.
 // 5. The store's bounds (issue 32): ingest of new issues into an inbox of 50,000 issues, and the
 //    file's size per stored event; then a flood of new issues with 30 random 200-character tags
 //    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, and the
@@ -29,10 +31,13 @@ import { openInboxDatabase } from '../app/server/inbox/store/inbox-database.serv
 import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
-// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5, `event-cap`: 6), or all of them.
+// One part alone (`ingest`: 1-3, `reads`: 4, `search`: 4's search alone, on the store,
+// `bounds`: 5, `event-cap`: 6), or all of them.
 const ONLY = process.env.BENCH_INBOX_ONLY;
 const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
+/** 4's inbox on disk: 100,000 events of ~2 KB and their indexes, far below it. */
+const LARGE_INBOX_MAX_MB = 2048;
 const CLIENTS = 16;
 const DSN = 'http://localinbox@localhost/1';
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36';
@@ -207,10 +212,16 @@ async function bareSink() {
   return { port: server.address().port, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** 10,000 issues of 10 events each, written straight into the database. */
+/**
+ * 10,000 issues of 10 events each, written straight into the database; with a cap on disk that
+ * holds them all (the default cap kept about 36,000 of them).
+ */
 function seedLargeInbox(dir) {
   mkdirSync(dir, { recursive: true });
-  const db = openInboxDatabase(join(dir, 'inbox.sqlite'), { maxEvents: 200_000 });
+  const db = openInboxDatabase(join(dir, 'inbox.sqlite'), {
+    maxEvents: 200_000,
+    maxMb: LARGE_INBOX_MAX_MB,
+  });
   const now = Date.now();
   const payload = JSON.stringify(JSON.parse(errorEnvelope(2_000, 0).toString().split('\n')[2]));
   for (let batch = 0; batch < 100; batch++) {
@@ -229,6 +240,9 @@ function seedLargeInbox(dir) {
           url: `http://localhost:3000/page/${issue % 500}`,
           title: `TypeError: bug number ${issue}`,
           culprit: `handler${issue % 100}(app/routes/page-${issue % 40}.tsx)`,
+          message: `TypeError: bug number ${issue}\nwhile handling order ${issue * 7}`,
+          // Every event a server failure's digest of its own.
+          digest: n.toString(16).padStart(10, '0'),
           hashes: [`hash-${issue}`],
           groupingConfig: 'newstyle:2023-01-11',
           tags: [
@@ -394,15 +408,22 @@ if (runs('ingest')) {
 }
 
 // 4: reads over a large inbox.
-if (runs('reads')) {
+if (runs('reads') || ONLY === 'search') {
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-large-')), 'inbox');
   const seededAt = performance.now();
   seedLargeInbox(dir);
   const seedSeconds = (performance.now() - seededAt) / 1000;
+  if (runs('reads')) await pageReads(dir, seedSeconds);
+  searchLatency(dir);
+}
+
+/** 4's pages over the seeded inbox, through the server. */
+async function pageReads(dir, seedSeconds) {
   const env = {
     MONITORING_INBOX_DIR: dir,
     MONITORING_INBOX_TRUST_LOOPBACK: 'true',
     MONITORING_INBOX_MAX_EVENTS: '200000',
+    MONITORING_INBOX_MAX_MB: String(LARGE_INBOX_MAX_MB),
   };
   const server = await startServer({ env });
   try {
@@ -421,6 +442,11 @@ if (runs('reads')) {
       ['/errors?q=number 42 (title, culprit and page)', '/errors?q=number%2042'],
       ['/errors?q=/page/42 (a page)', '/errors?q=%2Fpage%2F42'],
       ['/errors?environment=development&page=20', '/errors?environment=development&page=20'],
+      ['/errors?q=<a digest> (bare)', `/errors?q=${(98_765).toString(16).padStart(10, '0')}`],
+      [
+        '/errors?q=is:unresolved browser:"Chrome 152"',
+        '/errors?q=is%3Aunresolved%20browser%3A%22Chrome%20152%22',
+      ],
       ["an issue's page", '/errors/issues/4242'],
     ]) {
       const read = await sequential(server.port, path);
@@ -439,6 +465,68 @@ if (runs('reads')) {
     );
   } finally {
     await server.stop();
+  }
+}
+
+/**
+ * Search alone, on the store (issue 33): each query's listIssues (a page of 50 and the counts),
+ * 200 times, beside the plain list read the same way (the floor).
+ */
+function searchLatency(dir) {
+  const db = openInboxDatabase(join(dir, 'inbox.sqlite'), {
+    maxEvents: 200_000,
+    maxMb: LARGE_INBOX_MAX_MB,
+    readonly: true,
+  });
+  const timed = (search) => {
+    const times = [];
+    for (let i = 0; i < 200; i++) {
+      const at = performance.now();
+      const list = db.listIssues({
+        sort: 'last-seen',
+        page: 1,
+        pageSize: 50,
+        now: Date.now(),
+        search,
+      });
+      times.push(performance.now() - at);
+      if (list.problems.length > 0) throw new Error(`${search}: ${list.problems.join('; ')}`);
+    }
+    times.sort((a, b) => a - b);
+    return {
+      p50: times[100],
+      p99: times[198],
+      found: db.listIssues({ sort: 'last-seen', page: 1, pageSize: 50, now: Date.now(), search })
+        .total,
+    };
+  };
+  try {
+    const floor = timed('');
+    for (const query of [
+      (4_242).toString(16).padStart(10, '0'), // a bare digest: the event's, exactly
+      `digest:${(99_999).toString(16).padStart(10, '0')}`,
+      'number 4242', // free text: title, culprit, message
+      'order 29694', // free text in one issue's message only (past its title)
+      '/page/42', // free text: a page
+      'is:unresolved',
+      'is:regressed',
+      'release:app@1.3.0',
+      'environment:development level:error',
+      'browser:"Chrome 152"',
+      '!os:Linux',
+      'user:id:42',
+      'is:unresolved release:app@1.3.0 browser:"Chrome 152" handler42',
+    ]) {
+      const read = timed(query);
+      print(
+        `search ${query} (${read.found} issues), the store`,
+        `p50 ${read.p50.toFixed(2)} ms, p99 ${read.p99.toFixed(2)} ms`,
+        `the plain list p50 ${floor.p50.toFixed(2)}, p99 ${floor.p99.toFixed(2)} ms`,
+        'p99 ≤ 50 ms',
+      );
+    }
+  } finally {
+    db.close();
   }
 }
 

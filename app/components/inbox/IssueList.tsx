@@ -116,7 +116,8 @@ export function IssueFilters({
           name="q"
           defaultValue={filters.search ?? ''}
           maxLength={200}
-          placeholder="Title, culprit or page URL"
+          placeholder='Text, a digest, is:unresolved, release:…, browser:"Chrome 156"'
+          aria-describedby="search-syntax"
         />
       </label>
       <label>
@@ -147,6 +148,12 @@ export function IssueFilters({
         <button type="submit">Apply</button>
         {filtered ? <a href="/errors">Reset</a> : null}
       </span>
+      <p id="search-syntax" className="muted filter-help">
+        Sentry&rsquo;s search: free text (title, culprit, message, page), a digest,{' '}
+        <code>is:unresolved|resolved|ignored|regressed</code>, <code>release:</code>,{' '}
+        <code>environment:</code>, <code>level:</code>, <code>user:</code>, any tag as{' '}
+        <code>key:value</code>, <code>!key:value</code> for not, <code>key:"a b"</code>.
+      </p>
     </form>
   );
 }

@@ -89,9 +89,7 @@ function Issues({
       {search.cleared !== undefined ? (
         <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'issue')} deleted.`}</p>
       ) : null}
-      <p data-testid="inbox-counts">
-        {`${countOf(totals.issues, 'issue')}, ${countOf(totals.events, 'event')} (${totals.storedEvents} stored).`}
-      </p>
+      <p data-testid="inbox-counts">{countsLine(inbox)}</p>
       {totals.issues === 0 ? (
         <EmptyInbox />
       ) : (
@@ -109,7 +107,11 @@ function Issues({
               </Link>
             </p>
           ) : null}
-          {inbox.issues.length === 0 ? (
+          {inbox.problems.length > 0 ? (
+            <p role="alert" data-testid="search-problems">
+              {`Cannot search: ${inbox.problems.join('; ')}.`}
+            </p>
+          ) : inbox.issues.length === 0 ? (
             <p>No issues match these filters.</p>
           ) : (
             <IssueList issues={inbox.issues} />
@@ -141,6 +143,18 @@ function Issues({
       )}
     </>
   );
+}
+
+/**
+ * The issues and events the list holds: the inbox's own when nothing narrows it, else what
+ * matches, beside the inbox's.
+ */
+function countsLine({ total, events, problems, totals }: InboxIssues): string {
+  const inbox = `${countOf(totals.issues, 'issue')}, ${countOf(totals.events, 'event')}`;
+  if (problems.length > 0 || (total === totals.issues && events === totals.events)) {
+    return `${inbox} (${totals.storedEvents} stored).`;
+  }
+  return `${countOf(total, 'issue')}, ${countOf(events, 'event')} match (of ${inbox}; ${totals.storedEvents} stored).`;
 }
 
 /** What to do to see something here: the example page fails on purpose. */

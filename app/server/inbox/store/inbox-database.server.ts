@@ -16,6 +16,8 @@
  *   with all of it;
  * - raw events up to `maxEvents` in all; past it the oldest go, except each issue's first and
  *   latest, so a flood of one error never evicts a rare one;
+ * - for search (./issue-search-sql.ts): each event's digest (it goes with the event), the issue's
+ *   latest message, trigram indexes over the issue's text and pages, and the tag keys seen;
  * - release health as counts per release and environment; spans, client reports and other
  *   items as counts only, unknown item types under one "other". No item that is not an error
  *   is ever stored as one.
@@ -24,7 +26,9 @@
  * is done, then `reclaimSpace`), so that no transaction holds the file for long.
  */
 import Database from 'better-sqlite3';
+import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
+import { MAX_KNOWN_TAG_KEYS, searchSqlOf } from './issue-search-sql';
 import { MIGRATIONS } from './migrations';
 import {
   DEFAULT_INBOX_MAX_MB,
@@ -50,6 +54,10 @@ export interface PreparedEvent {
   url: string;
   title: string;
   culprit: string;
+  /** The message and exception values, for search (the title has only their first line). */
+  message?: string;
+  /** The event's `digest` tag (a server failure's), for search: every event's, exactly. */
+  digest?: string;
   /** Grouping hashes, strongest first (app, then system); an event joins the issue of any. */
   hashes: string[];
   groupingConfig: string;
@@ -117,7 +125,7 @@ export interface IssueQuery {
   status?: IssueStatus | 'all';
   environment?: string;
   release?: string;
-  /** Matched against title, culprit and the URLs of the issue's events. */
+  /** Sentry's issue search syntax (../issue-search.ts). */
   search?: string;
   sort: IssueSort;
   page: number;
@@ -127,7 +135,12 @@ export interface IssueQuery {
 
 export interface IssueList {
   issues: IssueSummary[];
+  /** Issues that match. */
   total: number;
+  /** Their events, counted. */
+  events: number;
+  /** What in the search cannot be searched ("unknown search key lvl"); nothing is listed then. */
+  problems: string[];
   page: number;
   pageCount: number;
   /** Ignored issues the default filter hides, still counted. */
@@ -353,6 +366,7 @@ function inboxDatabase(
         s.insertIssue.run({
           title: event.title,
           culprit: event.culprit,
+          message: event.message ?? '',
           level: event.level,
           platform: event.platform,
           seen,
@@ -367,6 +381,7 @@ function inboxDatabase(
         id: issueId,
         title: event.title,
         culprit: event.culprit,
+        message: event.message ?? '',
         level: event.level,
         seen,
         release: event.release,
@@ -387,6 +402,7 @@ function inboxDatabase(
       s.countRelease.run({ ...release, release: OTHER_TAG_VALUE, force: 1 });
     }
     for (const [key, value] of event.tags) {
+      s.noteTagKey.run(key);
       const counted = s.countTag.run({ issue: issueId, key, value });
       if (counted.changes === 0) s.countTag.run({ issue: issueId, key, value: OTHER_TAG_VALUE });
       // The page URLs search reads (within the tag's own cap).
@@ -401,6 +417,7 @@ function inboxDatabase(
       environment: event.environment,
       release: event.release,
       url: event.url,
+      digest: event.digest ?? null,
       payload: event.payload,
     });
     return { kind: 'stored', issueId, isNewIssue, regressed };
@@ -646,7 +663,7 @@ function inboxDatabase(
           const before = running && running.finished_at === null ? running.deleted : 0;
           s.startClear.run({ upTo: upTo ?? 0, total: n + before, deleted: before, now });
           // Small tables (MAX_HEALTH_ROWS, the item types): at once.
-          db.exec('DELETE FROM release_health; DELETE FROM item_counts;');
+          db.exec('DELETE FROM release_health; DELETE FROM item_counts; DELETE FROM tag_keys;');
           return { total: n + before, deleted: before, done: false };
         })
         .immediate();
@@ -750,6 +767,8 @@ function prepare(db: Database.Database, readonly: boolean) {
       `SELECT environment FROM issue_environments WHERE issue_id = ? ORDER BY count DESC, environment
        LIMIT ${MAX_ENVIRONMENTS_PER_ISSUE + 1}`,
     ),
+    tagKeyKnown: db.prepare('SELECT 1 FROM tag_keys WHERE key = ?'),
+    tagKeyCount: db.prepare("SELECT n FROM row_counts WHERE name = 'tag_keys'").pluck(),
     tagsOf: db.prepare(
       `SELECT key, value, count FROM issue_tags WHERE issue_id = ? ORDER BY count DESC LIMIT ${MAX_TAG_KEYS * MAX_TAG_VALUES}`,
     ),
@@ -852,16 +871,17 @@ function prepareWrites(db: Database.Database) {
     issueOfHash: db.prepare('SELECT issue_id FROM issue_hashes WHERE hash = ?'),
     issueStatus: db.prepare('SELECT status FROM issues WHERE id = ?'),
     insertIssue: db.prepare(
-      `INSERT INTO issues (title, culprit, level, platform, status, regressed, first_seen, last_seen,
-         event_count, first_release, last_release, grouping_config)
-       VALUES (@title, @culprit, @level, @platform, 'unresolved', 0, @seen, @seen, 1, @release,
-         @release, @config)`,
+      `INSERT INTO issues (title, culprit, message, level, platform, status, regressed, first_seen,
+         last_seen, event_count, first_release, last_release, grouping_config)
+       VALUES (@title, @culprit, @message, @level, @platform, 'unresolved', 0, @seen, @seen, 1,
+         @release, @release, @config)`,
     ),
     // The newest event names the issue, as in Sentry; a resolved issue seen again regresses.
     updateIssue: db.prepare(
       `UPDATE issues SET
          title = CASE WHEN @seen >= last_seen THEN @title ELSE title END,
          culprit = CASE WHEN @seen >= last_seen THEN @culprit ELSE culprit END,
+         message = CASE WHEN @seen >= last_seen THEN @message ELSE message END,
          level = CASE WHEN @seen >= last_seen THEN @level ELSE level END,
          last_release = CASE WHEN @seen >= last_seen THEN @release ELSE last_release END,
          first_seen = min(first_seen, @seen),
@@ -914,9 +934,16 @@ function prepareWrites(db: Database.Database) {
     insertUser: db.prepare('INSERT INTO issue_users (issue_id, user_key) VALUES (?, ?)'),
     countUser: db.prepare('UPDATE issues SET user_count = user_count + 1 WHERE id = ?'),
     notePastCap: db.prepare('UPDATE issues SET users_past_cap = 1 WHERE id = ?'),
+    // Keys seen, for search to tell a typo from a tag (a row the triggers count bounds them).
+    noteTagKey: db.prepare(
+      `INSERT OR IGNORE INTO tag_keys (key) SELECT ?
+       WHERE (SELECT n FROM row_counts WHERE name = 'tag_keys') < ${MAX_KNOWN_TAG_KEYS}`,
+    ),
     insertEvent: db.prepare(
-      `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url, payload)
-       VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @payload)`,
+      `INSERT INTO events (event_id, issue_id, received_at, timestamp, environment, release, url,
+         digest, payload)
+       VALUES (@eventId, @issueId, @receivedAt, @timestamp, @environment, @release, @url, @digest,
+         @payload)`,
     ),
     countEvents: db.prepare(EVENT_CAP_SQL.countEvents),
     evictMiddle: db.prepare(EVENT_CAP_SQL.evictMiddle),
@@ -986,10 +1013,15 @@ const SORT_SQL: Record<IssueSort, string> = {
 };
 
 function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
-  const where: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (query.status === undefined) where.push("status <> 'ignored'");
-  else if (query.status !== 'all') {
+  const search = parseIssueSearch(query.search ?? '');
+  const searched = searchSqlOf(search.terms);
+  const problems = [...search.problems, ...unknownTagKeys(statements, searched.tagKeys)];
+  if (problems.length > 0) {
+    return { issues: [], total: 0, events: 0, problems, page: 1, pageCount: 1, hiddenIgnored: 0 };
+  }
+  const where: string[] = [...searched.where];
+  const params: Record<string, unknown> = { ...searched.params };
+  if (query.status !== undefined && query.status !== 'all') {
     where.push('status = @status');
     params.status = query.status;
   }
@@ -1001,37 +1033,62 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
     where.push('id IN (SELECT issue_id FROM issue_releases WHERE release = @release)');
     params.release = query.release;
   }
-  if (query.search !== undefined && query.search !== '') {
-    where.push(
-      `(title LIKE @search ESCAPE '\\' OR culprit LIKE @search ESCAPE '\\'
-        OR id IN (SELECT issue_id FROM issue_urls WHERE url LIKE @search ESCAPE '\\'))`,
-    );
-    params.search = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  }
-  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  // better-sqlite3 refuses named values a statement does not use: none when nothing filters.
-  const counted = db.prepare(`SELECT count(*) AS n FROM issues ${whereSql}`);
-  const { n: total } = (where.length > 0 ? counted.get(params) : counted.get()) as { n: number };
+  // Unless a status is asked for (by the filter or by `is:`), ignored issues are hidden, counted.
+  const hidesIgnored = query.status === undefined && !searched.namesStatus;
+  const whereSql = (extra?: string) => {
+    const all = extra === undefined ? where : [...where, extra];
+    return all.length > 0 ? `WHERE ${all.join(' AND ')}` : '';
+  };
+  const listed = whereSql(hidesIgnored ? "status <> 'ignored'" : undefined);
+  // better-sqlite3 refuses named values a statement does not use: none when nothing filters
+  // (every statement below holds all of `where`).
+  const bound = Object.keys(params).length > 0 ? [params] : [];
+  const counted = `SELECT count(*) AS n, coalesce(sum(event_count), 0) AS events FROM issues ${listed}`;
+  const { n: total, events } = db.prepare(counted).get(...bound) as {
+    n: number;
+    events: number;
+  };
   const pageCount = Math.max(1, Math.ceil(total / query.pageSize));
   const page = Math.min(Math.max(1, query.page), pageCount);
-  const rows = db
-    .prepare(
-      `SELECT * FROM issues ${whereSql} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
-    )
-    .all({ ...params, limit: query.pageSize, offset: (page - 1) * query.pageSize }) as IssueRow[];
-  const { n: hiddenIgnored } =
-    query.status === undefined
-      ? (db.prepare("SELECT count(*) AS n FROM issues WHERE status = 'ignored'").get() as {
-          n: number;
-        })
-      : { n: 0 };
+  // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
+  const rows =
+    total === 0
+      ? []
+      : (db
+          .prepare(
+            `SELECT * FROM issues ${listed} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
+          )
+          .all({
+            ...params,
+            limit: query.pageSize,
+            offset: (page - 1) * query.pageSize,
+          }) as IssueRow[]);
+  const ignoredSql = whereSql("status = 'ignored'");
+  const { n: hiddenIgnored } = hidesIgnored
+    ? (db.prepare(`SELECT count(*) AS n FROM issues ${ignoredSql}`).get(...bound) as { n: number })
+    : { n: 0 };
   return {
     issues: rows.map((row) => summaryOf(row, statements, query.now)),
     total,
+    events,
+    problems: [],
     page,
     pageCount,
     hiddenIgnored,
   };
+}
+
+/**
+ * The searched tag keys no event has had ("unknown search key lvl"): a typo finds nothing, and
+ * says so. Once the store knows MAX_KNOWN_TAG_KEYS keys, any key is taken.
+ */
+function unknownTagKeys(statements: Statements, keys: readonly string[]): string[] {
+  if (keys.length === 0 || (statements.tagKeyCount.get() as number) >= MAX_KNOWN_TAG_KEYS) {
+    return [];
+  }
+  return [...new Set(keys)]
+    .filter((key) => statements.tagKeyKnown.get(key) === undefined)
+    .map((key) => `unknown search key ${key}`);
 }
 
 function summaryOf(row: IssueRow, statements: Statements, now: number): IssueSummary {

@@ -102,7 +102,7 @@ export function openLocalInbox(dir: string, limits: InboxLimits): LocalInbox {
     },
     sessions() {
       if (!database) throw new InboxUnavailableError(problem);
-      sessions ??= openInboxSessions(databasePath, SESSION_LIMITS);
+      sessions ??= openInboxSessions(databasePath, sessionLimits());
       return sessions;
     },
   };
@@ -127,7 +127,7 @@ export function prepareInboxAtStart(config: ServerConfig): string | undefined {
   });
   if ('problem' in opened) return opened.problem;
   try {
-    const sessions = openInboxSessions(join(dir, DATABASE_FILE), SESSION_LIMITS);
+    const sessions = openInboxSessions(join(dir, DATABASE_FILE), sessionLimits());
     sessions.endAll();
     sessions.close();
     return undefined;
@@ -138,11 +138,16 @@ export function prepareInboxAtStart(config: ServerConfig): string | undefined {
   }
 }
 
-const SESSION_LIMITS = {
+/**
+ * Read when sessions open, not when this module loads: ../inbox-access.server.ts imports this
+ * module back, and a bundle that evaluates that one first saw these constants uninitialised
+ * ("Cannot access … before initialization", every /errors page a 500) in some builds.
+ */
+const sessionLimits = () => ({
   idleMs: SESSION_IDLE_MS,
   maxAgeMs: SESSION_MAX_AGE_MS,
   maxSessions: MAX_SESSIONS,
-};
+});
 
 function openDatabaseIn(
   dir: string,

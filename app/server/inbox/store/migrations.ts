@@ -218,4 +218,66 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE issues ADD COLUMN user_count INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE issues ADD COLUMN users_past_cap INTEGER NOT NULL DEFAULT 0;
   `,
+  // 8: search with Sentry's syntax (issue 33, decision 1100). A digest finds its events exactly
+  // (every stored event's, not the first values an issue keeps of its tags), through a partial
+  // index on a column of the event, so it goes with the event. Free text reads trigram indexes
+  // (FTS5) over the issue's title, culprit and message (its content the issues table itself: a
+  // change writes the old text's removal without reading the index, several times cheaper than
+  // a contentless table's delete), and over its page URLs (contentless, rewritten only when an
+  // issue has a new page), each row keyed by the issue's id. Tag keys ever seen (capped) tell a
+  // typo from a tag no issue has.
+  `
+  ALTER TABLE events ADD COLUMN digest TEXT;
+  CREATE INDEX events_digest ON events (digest, issue_id) WHERE digest IS NOT NULL;
+  UPDATE events SET digest = coalesce(
+    CASE WHEN json_type(payload, '$.tags.digest') = 'text' THEN json_extract(payload, '$.tags.digest') END,
+    CASE WHEN json_type(payload, '$.tags') = 'array' THEN (
+      SELECT json_extract(value, '$[1]') FROM json_each(payload, '$.tags')
+      WHERE json_extract(value, '$[0]') = 'digest') END)
+  WHERE json_valid(payload);
+
+  ALTER TABLE issues ADD COLUMN message TEXT NOT NULL DEFAULT '';
+  CREATE INDEX issues_regressed ON issues (last_seen DESC, id DESC) WHERE regressed = 1;
+
+  CREATE VIRTUAL TABLE issue_text USING fts5(
+    title, culprit, message, content='issues', content_rowid='id', tokenize='trigram');
+  CREATE VIRTUAL TABLE issue_url_text USING fts5(
+    urls, content='', contentless_delete=1, tokenize='trigram');
+  INSERT INTO issue_text (issue_text) VALUES ('rebuild');
+  INSERT INTO issue_url_text (rowid, urls)
+    SELECT issue_id, group_concat(url, ' ') FROM issue_urls GROUP BY issue_id;
+  CREATE TRIGGER issue_text_added AFTER INSERT ON issues BEGIN
+    INSERT INTO issue_text (rowid, title, culprit, message)
+      VALUES (NEW.id, NEW.title, NEW.culprit, NEW.message);
+  END;
+  -- Most events leave the text as it was: only a change is indexed again.
+  CREATE TRIGGER issue_text_changed AFTER UPDATE OF title, culprit, message ON issues
+    WHEN OLD.title IS NOT NEW.title OR OLD.culprit IS NOT NEW.culprit OR OLD.message IS NOT NEW.message
+  BEGIN
+    INSERT INTO issue_text (issue_text, rowid, title, culprit, message)
+      VALUES ('delete', OLD.id, OLD.title, OLD.culprit, OLD.message);
+    INSERT INTO issue_text (rowid, title, culprit, message)
+      VALUES (NEW.id, NEW.title, NEW.culprit, NEW.message);
+  END;
+  CREATE TRIGGER issue_text_removed AFTER DELETE ON issues BEGIN
+    INSERT INTO issue_text (issue_text, rowid, title, culprit, message)
+      VALUES ('delete', OLD.id, OLD.title, OLD.culprit, OLD.message);
+    DELETE FROM issue_url_text WHERE rowid = OLD.id;
+  END;
+  -- A new page of the issue (each issue keeps at most its first 100): its pages indexed again.
+  CREATE TRIGGER issue_url_text_added AFTER INSERT ON issue_urls BEGIN
+    INSERT OR REPLACE INTO issue_url_text (rowid, urls)
+      SELECT NEW.issue_id, group_concat(url, ' ') FROM issue_urls WHERE issue_id = NEW.issue_id;
+  END;
+
+  CREATE TABLE tag_keys (key TEXT PRIMARY KEY) WITHOUT ROWID;
+  INSERT INTO row_counts (name, n) VALUES ('tag_keys', 0);
+  CREATE TRIGGER tag_keys_added AFTER INSERT ON tag_keys BEGIN
+    UPDATE row_counts SET n = n + 1 WHERE name = 'tag_keys';
+  END;
+  CREATE TRIGGER tag_keys_removed AFTER DELETE ON tag_keys BEGIN
+    UPDATE row_counts SET n = n - 1 WHERE name = 'tag_keys';
+  END;
+  INSERT INTO tag_keys (key) SELECT DISTINCT key FROM issue_tags LIMIT 1000;
+  `,
 ];

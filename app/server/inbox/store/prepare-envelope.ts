@@ -4,7 +4,7 @@
  */
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
 import { readEnvelope } from '../envelope';
-import { eventTagsOf, pageUrlOf, userKeyOf } from '../event-tags';
+import { eventTagsOf, ownTagsOf, pageUrlOf, userKeyOf } from '../event-tags';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
@@ -23,6 +23,11 @@ import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-d
 export type PrepareResult =
   | { ok: true; prepared: PreparedEnvelope; eventId?: string }
   | { ok: false; status: 400 | 413; reason: string };
+
+/** Characters of an event's message kept for search (Sentry cuts an exception's value at 1024). */
+const MAX_SEARCH_MESSAGE = 1024;
+/** A digest longer than a tag's value could be is not one the app made. */
+const MAX_DIGEST = 200;
 
 export async function prepareEnvelope(
   bytes: Uint8Array,
@@ -62,6 +67,8 @@ function preparedEvent(event: NormalisedEvent, grouped: Record<string, unknown>)
     // SQLite keeps text as UTF-8, where a lone surrogate cannot be: U+FFFD here, once.
     title: wellFormedText(grouping.title),
     culprit: wellFormedText(grouping.culprit),
+    message: wellFormedText(searchMessageOf(event)),
+    ...digestOf(event),
     hashes: grouping.hashes,
     groupingConfig: grouping.config,
     tags: eventTagsOf(event),
@@ -95,6 +102,29 @@ export function sessionOf(update: SessionUpdate): PreparedSession {
     abnormal: update.status === 'abnormal' ? 1 : 0,
     sessionId: update.sessionId,
   };
+}
+
+/**
+ * What free text searches beside the title: the log message and every exception's type and
+ * value, whole (the title has the first line of one), as Sentry's search message holds them.
+ */
+function searchMessageOf(event: NormalisedEvent): string {
+  const logentry = isRecord(event.logentry) ? event.logentry : {};
+  const logged = textOf(logentry.formatted) || textOf(logentry.message);
+  const exception = isRecord(event.exception) ? event.exception : {};
+  const thrown = (Array.isArray(exception.values) ? exception.values : [])
+    .filter(isRecord)
+    .map((value) => [textOf(value.type), textOf(value.value)].filter(Boolean).join(': '));
+  return [logged, ...thrown].filter(Boolean).join('\n').slice(0, MAX_SEARCH_MESSAGE);
+}
+
+/** The event's own `digest` tag (a server failure's), before the breakdown's cap on tags. */
+function digestOf(event: NormalisedEvent): { digest?: string } {
+  const found = ownTagsOf(event.tags).find(([key]) => key === 'digest');
+  const digest = found?.[1];
+  return typeof digest === 'string' && digest !== ''
+    ? { digest: wellFormedText(digest.slice(0, MAX_DIGEST).toLowerCase()) }
+    : {};
 }
 
 function textOf(value: unknown): string {

@@ -77,6 +77,9 @@ describe('prepareEnvelope', () => {
       release: 'app@1.0.0',
       url: 'http://localhost:3000/sentry-example-page?x=1',
       groupingConfig: 'newstyle:2023-01-11',
+      // For search: the exception whole, and the digest tag.
+      message: 'TypeError: x is undefined',
+      digest: 'abc',
     });
     expect(event?.hashes.length).toBeGreaterThan(0);
     expect(event?.tags).toEqual([
