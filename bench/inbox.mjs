@@ -14,12 +14,14 @@
 //    asked the same way (the floor: a page of ours that reads nothing).
 // 5. The store's bounds (issue 32): ingest of new issues into an inbox of 50,000 issues, and the
 //    file's size per stored event; then a flood of new issues with 30 random 200-character tags
-//    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, and the
-//    largest file and WAL seen beside the cap.
+//    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, the issues it
+//    evicted, and the largest file and WAL seen beside the cap. The floor of each: the same
+//    ingest into an empty inbox, in the same run.
 // 6. The event cap (issue 32): new issues into an inbox of 60,000 events (6,000 issues of 10),
 //    below MONITORING_INBOX_MAX_EVENTS and at it (every event stored evicts one): the eviction
 //    costs what it frees, so the two rates should match.
 
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -29,7 +31,8 @@ import { openInboxDatabase } from '../app/server/inbox/store/inbox-database.serv
 import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
-// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5, `event-cap`: 6), or all of them.
+// One part alone (`ingest`: 1-3, `reads`: 4, `bounds`: 5, `cap`: 5's flood at the cap alone,
+// `event-cap`: 6), or all of them.
 const ONLY = process.env.BENCH_INBOX_ONLY;
 const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
@@ -247,13 +250,17 @@ function seedLargeInbox(dir) {
   db.close();
 }
 
+/** `n` random lower-case letters; cheap, so that the bench's client leaves the cores to the server. */
+function randomLetters(n) {
+  const bytes = randomBytes(n);
+  for (let i = 0; i < n; i++) bytes[i] = 97 + (bytes[i] % 26);
+  return bytes.toString('latin1');
+}
+
 /** An event that opens an issue of its own; `tagged`: 30 random 200-character tags, a release. */
 function newIssueEnvelope(tagged) {
   const id = crypto.randomUUID().replaceAll('-', '');
-  const random = (n) =>
-    Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join(
-      '',
-    );
+  const random = randomLetters;
   const event = {
     event_id: id,
     timestamp: Date.now() / 1000,
@@ -444,6 +451,20 @@ if (runs('reads')) {
 
 // 5: the store's bounds.
 if (runs('bounds')) {
+  /** New issues into a fresh empty inbox for INGEST_SECONDS: the floor of the ingest beside it. */
+  const intoEmpty = async (tagged) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
+    const server = await startServer({
+      env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
+    });
+    try {
+      await ingestNewIssues(server.port, 1, tagged);
+      return await ingestNewIssues(server.port, INGEST_SECONDS, tagged);
+    } finally {
+      await server.stop();
+    }
+  };
+
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-50k-')), 'inbox');
   const seededAt = performance.now();
   const stored = seedIssues(dir, 50_000);
@@ -454,6 +475,7 @@ if (runs('bounds')) {
     `seeded in ${seedSeconds.toFixed(1)} s`,
     '',
   );
+  const floor = await intoEmpty(false);
   const server = await startServer({
     env: {
       MONITORING_INBOX_DIR: dir,
@@ -465,16 +487,16 @@ if (runs('bounds')) {
     await ingestNewIssues(server.port, 1, false);
     const ours = await ingestNewIssues(server.port, INGEST_SECONDS, false);
     print(
-      'ingest of new issues into 50,000 issues',
+      'ingest of new issues with 50,000 issues stored',
       `${ours.perSecond.toFixed(0)}/s ${JSON.stringify(ours.statuses)}`,
-      '',
+      `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s`,
       '',
     );
   } finally {
     await server.stop();
   }
 }
-if (runs('bounds')) {
+if (runs('bounds') || ONLY === 'cap') {
   const capMb = Number(process.env.BENCH_INBOX_MAX_MB ?? 32);
   // The floor: the same flood into an empty inbox far from its cap (nothing to evict).
   const emptyDir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
@@ -490,7 +512,7 @@ if (runs('bounds')) {
   }
   const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-cap-')), 'inbox');
   // Filled to the cap before the flood: every issue the flood opens evicts an older one.
-  seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
+  const seeded = seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
     maxMb: capMb,
     tagged: true,
   });
@@ -501,22 +523,28 @@ if (runs('bounds')) {
       MONITORING_INBOX_MAX_MB: String(capMb),
     },
   });
+  let flood;
+  let largest = onDisk(dir);
   try {
-    let largest = onDisk(dir);
     let answered = 0;
-    const flood = await ingestNewIssues(server.port, INGEST_SECONDS, true, () => {
+    flood = await ingestNewIssues(server.port, INGEST_SECONDS, true, () => {
       if (++answered % 25 === 0) largest = Math.max(largest, onDisk(dir));
     });
     largest = Math.max(largest, onDisk(dir));
-    print(
-      `flood of new tagged issues at the cap (${capMb} MiB), evicting`,
-      `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}; largest file + WAL ${(largest / 1024 / 1024).toFixed(1)} MiB`,
-      `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s`,
-      '≥ 200/s, within the cap',
-    );
   } finally {
     await server.stop();
   }
+  // Every issue stored (one event each) is there, or was evicted to keep the file within the cap.
+  const after = openInboxDatabase(join(dir, 'inbox.sqlite'), { maxEvents: 100_000, maxMb: capMb });
+  const { issues } = after.totals();
+  after.close();
+  const evicted = seeded + (flood.statuses[200] ?? 0) - issues;
+  print(
+    `flood of new tagged issues at the cap (MONITORING_INBOX_MAX_MB=${capMb}), evicting`,
+    `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}; ${evicted} issues evicted; largest file + WAL ${(largest / 1024 / 1024).toFixed(1)} MiB`,
+    `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s`,
+    '≥ 200/s, within the cap',
+  );
 }
 
 // 6: the event cap.
