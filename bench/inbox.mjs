@@ -22,7 +22,15 @@
 //    costs what it frees, so the two rates should match.
 
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -374,6 +382,17 @@ function seedIssues(dir, count, { maxMb, tagged = false } = {}) {
   return storedEvents;
 }
 
+const scratch = [];
+/** A directory for an inbox, deleted when the bench ends: each holds up to a few hundred MB. */
+function scratchInbox(prefix) {
+  const parent = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(parent);
+  return join(parent, 'inbox');
+}
+process.on('exit', () => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
 const rows = [];
 const print = (what, figure, floor, target) => rows.push([what, figure, floor, target]);
 // The table is printed however the run ends: what was measured before a failure still counts.
@@ -386,7 +405,7 @@ process.on('exit', () => {
 
 // 1 and 3: ingest, and the event loop meanwhile.
 if (runs('ingest')) {
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-');
   const server = await startServer({
     env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
   });
@@ -430,7 +449,7 @@ if (runs('ingest')) {
 
 // 4: reads over a large inbox.
 if (runs('reads')) {
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-large-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-large-');
   const seededAt = performance.now();
   seedLargeInbox(dir);
   const seedSeconds = (performance.now() - seededAt) / 1000;
@@ -481,7 +500,7 @@ if (runs('reads')) {
 if (runs('bounds')) {
   /** New issues into a fresh empty inbox for INGEST_SECONDS: the floor of the ingest beside it. */
   const intoEmpty = async (tagged) => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
+    const dir = scratchInbox('bench-inbox-empty-');
     const server = await startServer({
       env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
     });
@@ -493,7 +512,7 @@ if (runs('bounds')) {
     }
   };
 
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-50k-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-50k-');
   const seededAt = performance.now();
   const stored = seedIssues(dir, 50_000);
   const seedSeconds = (performance.now() - seededAt) / 1000;
@@ -527,7 +546,7 @@ if (runs('bounds')) {
 if (runs('bounds') || ONLY === 'cap') {
   const capMb = Number(process.env.BENCH_INBOX_MAX_MB ?? 32);
   // The floor: the same flood into an empty inbox far from its cap (nothing to evict).
-  const emptyDir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
+  const emptyDir = scratchInbox('bench-inbox-empty-');
   const empty = await startServer({
     env: { MONITORING_INBOX_DIR: emptyDir, LOAD_SHEDDING_LAG_MS: '0' },
   });
@@ -538,7 +557,7 @@ if (runs('bounds') || ONLY === 'cap') {
   } finally {
     await empty.stop();
   }
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-cap-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-cap-');
   // Filled to the cap before the flood: every issue the flood opens evicts an older one.
   const seeded = seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
     maxMb: capMb,
@@ -580,7 +599,7 @@ if (runs('bounds') || ONLY === 'cap') {
 // 6: the event cap.
 if (runs('event-cap')) {
   const EVENTS = 60_000;
-  const seeded = join(mkdtempSync(join(tmpdir(), 'bench-inbox-events-')), 'inbox');
+  const seeded = scratchInbox('bench-inbox-events-');
   mkdirSync(seeded, { recursive: true });
   const db = openInboxDatabase(join(seeded, 'inbox.sqlite'), {
     maxEvents: 10_000_000,
@@ -618,7 +637,7 @@ if (runs('event-cap')) {
   db.checkpoint();
   db.close();
   const rateAt = async (maxEvents) => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-events-')), 'inbox');
+    const dir = scratchInbox('bench-inbox-events-');
     cpSync(seeded, dir, { recursive: true });
     const server = await startServer({
       env: {
