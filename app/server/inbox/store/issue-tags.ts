@@ -14,6 +14,7 @@
 export const MAX_TAG_VALUES = 100;
 /** Tag keys kept per issue (the breakdown's own five and the event's tags); later keys are not kept. */
 export const MAX_TAG_KEYS = 30;
+/** The value counted for what is past a cap (the database's release, environment and health caps too). */
 export const OTHER_TAG_VALUE = '(other)';
 
 export interface TagCount {
