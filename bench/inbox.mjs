@@ -16,13 +16,23 @@
 //    plain list read the same way.
 // 5. The store's bounds (issue 32): ingest of new issues into an inbox of 50,000 issues, and the
 //    file's size per stored event; then a flood of new issues with 30 random 200-character tags
-//    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, and the
-//    largest file and WAL seen beside the cap.
+//    and a release each at MONITORING_INBOX_MAX_MB (evicting all along): its rate, the issues it
+//    evicted, and the largest file and WAL seen beside the cap. The floor of each: the same
+//    ingest into an empty inbox, in the same run.
 // 6. The event cap (issue 32): new issues into an inbox of 60,000 events (6,000 issues of 10),
 //    below MONITORING_INBOX_MAX_EVENTS and at it (every event stored evicts one): the eviction
 //    costs what it frees, so the two rates should match.
 
-import { cpSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +42,7 @@ import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 // One part alone (`ingest`: 1-3, `reads`: 4, `search`: 4's search alone, on the store,
-// `bounds`: 5, `event-cap`: 6), or all of them.
+// `bounds`: 5, `cap`: 5's flood at the cap alone, `event-cap`: 6), or all of them.
 const ONLY = process.env.BENCH_INBOX_ONLY;
 const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
@@ -261,13 +271,17 @@ function seedLargeInbox(dir) {
   db.close();
 }
 
+/** `n` random lower-case letters; cheap, so that the bench's client leaves the cores to the server. */
+function randomLetters(n) {
+  const bytes = randomBytes(n);
+  for (let i = 0; i < n; i++) bytes[i] = 97 + (bytes[i] % 26);
+  return bytes.toString('latin1');
+}
+
 /** An event that opens an issue of its own; `tagged`: 30 random 200-character tags, a release. */
 function newIssueEnvelope(tagged) {
   const id = crypto.randomUUID().replaceAll('-', '');
-  const random = (n) =>
-    Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join(
-      '',
-    );
+  const random = randomLetters;
   const event = {
     event_id: id,
     timestamp: Date.now() / 1000,
@@ -306,6 +320,34 @@ async function ingestNewIssues(port, seconds, tagged, onEach = () => {}) {
   await Promise.all(Array.from({ length: 32 }, (_, w) => worker(w)));
   const elapsed = (performance.now() - started) / 1000;
   return { perSecond: (statuses.get(200) ?? 0) / elapsed, statuses: Object.fromEntries(statuses) };
+}
+
+/**
+ * The server process's CPU time so far (both threads, user and system), ms; undefined where
+ * /proc is not there. Per event stored it is a figure the other load on a shared machine moves
+ * far less than a rate.
+ */
+function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `flood` run against `server`, with the server's CPU ms per event stored. */
+async function withCpu(server, flood) {
+  const before = cpuMsOf(server.pid);
+  const result = await flood();
+  const after = cpuMsOf(server.pid);
+  const stored = result.statuses[200] ?? 0;
+  const cpu =
+    before === undefined || after === undefined || stored === 0
+      ? ''
+      : `, server CPU ${((after - before) / stored).toFixed(2)} ms/event`;
+  return { ...result, cpu };
 }
 
 function onDisk(dir) {
@@ -353,6 +395,17 @@ function seedIssues(dir, count, { maxMb, tagged = false } = {}) {
   return storedEvents;
 }
 
+const scratch = [];
+/** A directory for an inbox, deleted when the bench ends: each holds up to a few hundred MB. */
+function scratchInbox(prefix) {
+  const parent = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(parent);
+  return join(parent, 'inbox');
+}
+process.on('exit', () => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
 const rows = [];
 const print = (what, figure, floor, target) => rows.push([what, figure, floor, target]);
 // The table is printed however the run ends: what was measured before a failure still counts.
@@ -365,7 +418,7 @@ process.on('exit', () => {
 
 // 1 and 3: ingest, and the event loop meanwhile.
 if (runs('ingest')) {
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-');
   const server = await startServer({
     env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
   });
@@ -409,7 +462,7 @@ if (runs('ingest')) {
 
 // 4: reads over a large inbox.
 if (runs('reads') || ONLY === 'search') {
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-large-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-large-');
   const seededAt = performance.now();
   seedLargeInbox(dir);
   const seedSeconds = (performance.now() - seededAt) / 1000;
@@ -532,7 +585,21 @@ function searchLatency(dir) {
 
 // 5: the store's bounds.
 if (runs('bounds')) {
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-50k-')), 'inbox');
+  /** New issues into a fresh empty inbox for INGEST_SECONDS: the floor of the ingest beside it. */
+  const intoEmpty = async (tagged) => {
+    const dir = scratchInbox('bench-inbox-empty-');
+    const server = await startServer({
+      env: { MONITORING_INBOX_DIR: dir, LOAD_SHEDDING_LAG_MS: '0' },
+    });
+    try {
+      await ingestNewIssues(server.port, 1, tagged);
+      return await withCpu(server, () => ingestNewIssues(server.port, INGEST_SECONDS, tagged));
+    } finally {
+      await server.stop();
+    }
+  };
+
+  const dir = scratchInbox('bench-inbox-50k-');
   const seededAt = performance.now();
   const stored = seedIssues(dir, 50_000);
   const seedSeconds = (performance.now() - seededAt) / 1000;
@@ -542,6 +609,7 @@ if (runs('bounds')) {
     `seeded in ${seedSeconds.toFixed(1)} s`,
     '',
   );
+  const floor = await intoEmpty(false);
   const server = await startServer({
     env: {
       MONITORING_INBOX_DIR: dir,
@@ -551,34 +619,34 @@ if (runs('bounds')) {
   });
   try {
     await ingestNewIssues(server.port, 1, false);
-    const ours = await ingestNewIssues(server.port, INGEST_SECONDS, false);
+    const ours = await withCpu(server, () => ingestNewIssues(server.port, INGEST_SECONDS, false));
     print(
-      'ingest of new issues into 50,000 issues',
-      `${ours.perSecond.toFixed(0)}/s ${JSON.stringify(ours.statuses)}`,
-      '',
+      'ingest of new issues with 50,000 issues stored',
+      `${ours.perSecond.toFixed(0)}/s ${JSON.stringify(ours.statuses)}${ours.cpu}`,
+      `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s${floor.cpu}`,
       '',
     );
   } finally {
     await server.stop();
   }
 }
-if (runs('bounds')) {
+if (runs('bounds') || ONLY === 'cap') {
   const capMb = Number(process.env.BENCH_INBOX_MAX_MB ?? 32);
   // The floor: the same flood into an empty inbox far from its cap (nothing to evict).
-  const emptyDir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-empty-')), 'inbox');
+  const emptyDir = scratchInbox('bench-inbox-empty-');
   const empty = await startServer({
     env: { MONITORING_INBOX_DIR: emptyDir, LOAD_SHEDDING_LAG_MS: '0' },
   });
   let floor;
   try {
     await ingestNewIssues(empty.port, 1, true);
-    floor = await ingestNewIssues(empty.port, INGEST_SECONDS, true);
+    floor = await withCpu(empty, () => ingestNewIssues(empty.port, INGEST_SECONDS, true));
   } finally {
     await empty.stop();
   }
-  const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-cap-')), 'inbox');
+  const dir = scratchInbox('bench-inbox-cap-');
   // Filled to the cap before the flood: every issue the flood opens evicts an older one.
-  seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
+  const seeded = seedIssues(dir, Math.ceil((capMb * 1024 * 1024) / 8_000 / 1000) * 1000, {
     maxMb: capMb,
     tagged: true,
   });
@@ -589,28 +657,36 @@ if (runs('bounds')) {
       MONITORING_INBOX_MAX_MB: String(capMb),
     },
   });
+  let flood;
+  let largest = onDisk(dir);
   try {
-    let largest = onDisk(dir);
     let answered = 0;
-    const flood = await ingestNewIssues(server.port, INGEST_SECONDS, true, () => {
-      if (++answered % 25 === 0) largest = Math.max(largest, onDisk(dir));
-    });
-    largest = Math.max(largest, onDisk(dir));
-    print(
-      `flood of new tagged issues at the cap (${capMb} MiB), evicting`,
-      `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}; largest file + WAL ${(largest / 1024 / 1024).toFixed(1)} MiB`,
-      `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s`,
-      '≥ 200/s, within the cap',
+    flood = await withCpu(server, () =>
+      ingestNewIssues(server.port, INGEST_SECONDS, true, () => {
+        if (++answered % 25 === 0) largest = Math.max(largest, onDisk(dir));
+      }),
     );
+    largest = Math.max(largest, onDisk(dir));
   } finally {
     await server.stop();
   }
+  // Every issue stored (one event each) is there, or was evicted to keep the file within the cap.
+  const after = openInboxDatabase(join(dir, 'inbox.sqlite'), { maxEvents: 100_000, maxMb: capMb });
+  const { issues } = after.totals();
+  after.close();
+  const evicted = seeded + (flood.statuses[200] ?? 0) - issues;
+  print(
+    `flood of new tagged issues at the cap (MONITORING_INBOX_MAX_MB=${capMb}), evicting`,
+    `${flood.perSecond.toFixed(0)}/s ${JSON.stringify(flood.statuses)}${flood.cpu}; ${evicted} issues evicted; largest file + WAL ${(largest / 1024 / 1024).toFixed(1)} MiB`,
+    `the same into an empty inbox ${floor.perSecond.toFixed(0)}/s${floor.cpu}`,
+    '≥ 200/s, within the cap',
+  );
 }
 
 // 6: the event cap.
 if (runs('event-cap')) {
   const EVENTS = 60_000;
-  const seeded = join(mkdtempSync(join(tmpdir(), 'bench-inbox-events-')), 'inbox');
+  const seeded = scratchInbox('bench-inbox-events-');
   mkdirSync(seeded, { recursive: true });
   const db = openInboxDatabase(join(seeded, 'inbox.sqlite'), {
     maxEvents: 10_000_000,
@@ -648,7 +724,7 @@ if (runs('event-cap')) {
   db.checkpoint();
   db.close();
   const rateAt = async (maxEvents) => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'bench-inbox-events-')), 'inbox');
+    const dir = scratchInbox('bench-inbox-events-');
     cpSync(seeded, dir, { recursive: true });
     const server = await startServer({
       env: {

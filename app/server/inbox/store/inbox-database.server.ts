@@ -29,6 +29,7 @@ import Database from 'better-sqlite3';
 import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
 import { MAX_KNOWN_TAG_KEYS, searchSqlOf } from './issue-search-sql';
+import { firstEventTags, MAX_TAG_KEYS, MAX_TAG_VALUES, OTHER_TAG_VALUE } from './issue-tags';
 import { MIGRATIONS } from './migrations';
 import {
   DEFAULT_INBOX_MAX_MB,
@@ -241,10 +242,6 @@ export interface InboxDatabaseOptions {
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Tag values kept per key and issue; the rest are summed under "other". */
-const MAX_TAG_VALUES = 100;
-/** Tag keys kept per issue (the breakdown's own five and the event's tags); later keys are not kept. */
-const MAX_TAG_KEYS = 30;
 /** Release and environment pairs in release health; past it, new pairs count as "(other)". */
 const MAX_HEALTH_ROWS = 1_000;
 /** Rows of release health the list shows, the most sessions first. */
@@ -259,7 +256,6 @@ const MAX_ITEM_TYPES = 64;
 /** Issues evicted per statement, and issues a clear deletes per transaction. */
 const EVICTION_BATCH = 20;
 const CLEAR_BATCH = 200;
-const OTHER_TAG_VALUE = '(other)';
 /**
  * Distinct users kept per issue (decision 1121): a client can name a new user in every event,
  * and each would be a row. Past it the issue notes that more came, and shows "1,000+ users".
@@ -392,21 +388,31 @@ function inboxDatabase(
     // config's hashes) joins the issue instead of splitting it.
     for (const hash of event.hashes) s.insertHash.run(hash, issueId);
     s.countHour.run(issueId, Math.floor(event.timestamp / HOUR_MS));
-    // A value past the issue's cap counts as "(other)" (the second run, forced).
-    const environment = { issue: issueId, environment: event.environment, force: 0 };
+    // A value past the issue's cap counts as "(other)" (the second run, forced). A new issue has
+    // room: forced at once, without counting its rows.
+    const force = isNewIssue ? 1 : 0;
+    const environment = { issue: issueId, environment: event.environment, force };
     if (s.countEnvironment.run(environment).changes === 0) {
       s.countEnvironment.run({ ...environment, environment: OTHER_TAG_VALUE, force: 1 });
     }
-    const release = { issue: issueId, release: event.release, seen, force: 0 };
+    const release = { issue: issueId, release: event.release, seen, force };
     if (s.countRelease.run(release).changes === 0) {
       s.countRelease.run({ ...release, release: OTHER_TAG_VALUE, force: 1 });
     }
-    for (const [key, value] of event.tags) {
-      s.noteTagKey.run(key);
-      const counted = s.countTag.run({ issue: issueId, key, value });
-      if (counted.changes === 0) s.countTag.run({ issue: issueId, key, value: OTHER_TAG_VALUE });
-      // The page URLs search reads (within the tag's own cap).
-      else if (key === 'url') s.noteUrl.run(issueId, value);
+    // Keys seen, for search to tell a typo from a tag.
+    for (const [key] of event.tags) s.noteTagKey.run(key);
+    if (isNewIssue) {
+      // No rows to read yet: the caps applied here (./issue-tags.ts).
+      const { counts, urls } = firstEventTags(event.tags);
+      for (const { key, value, count } of counts) s.addTag.run(issueId, key, value, count);
+      for (const url of urls) s.noteUrl.run(issueId, url);
+    } else {
+      for (const [key, value] of event.tags) {
+        const counted = s.countTag.run({ issue: issueId, key, value });
+        if (counted.changes === 0) s.countTag.run({ issue: issueId, key, value: OTHER_TAG_VALUE });
+        // The page URLs search reads (within the tag's own cap).
+        else if (key === 'url') s.noteUrl.run(issueId, value);
+      }
     }
     if (event.userKey !== undefined) noteUser(s, issueId, event.userKey);
     s.insertEvent.run({
@@ -927,6 +933,10 @@ function prepareWrites(db: Database.Database) {
           OR (@value = '${OTHER_TAG_VALUE}'
             AND EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = @issue AND key = @key))
        ON CONFLICT DO UPDATE SET count = count + 1`,
+    ),
+    addTag: db.prepare(
+      `INSERT INTO issue_tags (issue_id, key, value, count) VALUES (?, ?, ?, ?)
+       ON CONFLICT DO UPDATE SET count = count + excluded.count`,
     ),
     noteUrl: db.prepare('INSERT OR IGNORE INTO issue_urls (issue_id, url) VALUES (?, ?)'),
     userExists: db.prepare('SELECT 1 FROM issue_users WHERE issue_id = ? AND user_key = ?'),

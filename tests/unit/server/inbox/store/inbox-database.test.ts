@@ -459,6 +459,32 @@ describe('what a client cannot grow without bound', () => {
     expect(db.issue(1, NOW)?.tags.length).toBe(30);
   });
 
+  it("caps a new issue's tags as it caps a known issue's (the first event's rows are counted apart)", () => {
+    const { db } = open();
+    const tags: Array<[string, string]> = [
+      ['url', '/a'],
+      ['url', '/a'],
+      ...Array.from({ length: 102 }, (_, i): [string, string] => ['wide', `v${i}`]),
+      ['wide', 'v7'],
+      ['wide', '(other)'],
+      ...Array.from({ length: 30 }, (_, i): [string, string] => [`key-${i}`, `value-${i}`]),
+      ['url', '/b'],
+    ];
+    // The first event opens the issue with its tags; the other's tags come with its second event.
+    db.ingest([event({ hashes: ['opened-with-tags'], tags })], NOW);
+    db.ingest([event({ hashes: ['tags-later'], tags: [] })], NOW);
+    db.ingest([event({ hashes: ['tags-later'], tags })], NOW);
+    const [first, later] = [1, 2].map((id) => db.issue(id, NOW)?.tags);
+    expect(first).toEqual(later);
+    expect(first?.map((tag) => tag.key)).toEqual(
+      ['url', 'wide', ...Array.from({ length: 28 }, (_, i) => `key-${i}`)].sort(),
+    );
+    expect(first?.find((tag) => tag.key === 'wide')?.values.length).toBe(101);
+    // Both found by their page URL, as search reads it.
+    expect(list(db, { search: '/a' }).total).toBe(2);
+    expect(list(db, { search: '/b' }).total).toBe(2);
+  });
+
   it('counts release health past 1,000 release and environment pairs together', () => {
     const { db } = open();
     const sessions = Array.from({ length: 1_200 }, (_, i) => ({
