@@ -48,11 +48,15 @@ export function ErrorFallbackView({ error, reset }: ErrorFallbackViewProps) {
   };
 
   return (
-    <main className="page" role="alert" data-testid="error-fallback">
-      {/* The contract's message is the heading, as Next.js shows it: a separate "Application
-          error" heading above it said the same words twice. */}
-      <h1 className="error-headline">{view.message}</h1>
-      {view.digest ? <p data-testid="error-digest">{`Digest: ${view.digest}`}</p> : null}
+    <main className="page" data-testid="error-fallback">
+      {/* The alert is inside the main landmark, not on it: role="alert" on <main> took the page's
+          main landmark away (axe: landmark-one-main, aria-allowed-role). */}
+      <div role="alert">
+        {/* The contract's message is the heading, as Next.js shows it: a separate "Application
+            error" heading above it said the same words twice. */}
+        <h1 className="error-headline">{view.message}</h1>
+        {view.digest ? <p data-testid="error-digest">{`Digest: ${view.digest}`}</p> : null}
+      </div>
       <p className="actions">
         <button type="button" onClick={tryAgain}>
           Try again

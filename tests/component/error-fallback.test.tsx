@@ -4,7 +4,7 @@ import {
   createRouter,
   RouterProvider,
 } from '@tanstack/react-router';
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { StrictMode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorFallbackView } from '#app/components/ErrorFallback';
@@ -75,6 +75,14 @@ describe('ErrorFallback', () => {
   );
 
   // Development shows them over the page, in vite's overlay (tests/e2e/dev-overlay.spec.ts).
+  it('is the page’s main landmark, with the message and digest announced as an alert in it', async () => {
+    await renderFallback(
+      Object.assign(new Error(SERVER_FAILURE_MESSAGE), { digest: '0a1b2c3d4e' }),
+    );
+    const alert = within(screen.getByRole('main')).getByRole('alert');
+    expect(alert.textContent).toBe(`${SERVER_FAILURE_MESSAGE}Digest: 0a1b2c3d4e`);
+  });
+
   it('never shows the message or stack on the page', async () => {
     const { container } = await renderFallback(secretError());
     expect(container.textContent).not.toContain(SECRET);
