@@ -42,7 +42,8 @@ test('a loader failure in development reaches the Spotlight sidecar and the loca
   );
   const event = envelope[1][0]?.[1] as EventLike;
   expect(event.tags).toMatchObject({ digest, phase: 'loader' });
-  expect(event.request?.url).toBe('/sentry-example-page/ssr-error');
+  // Sentry's request interface: the URL is absolute, on the dev server's origin.
+  expect(event.request?.url).toBe(`${dev.url}/sentry-example-page/ssr-error`);
 
   // Beside the inbox, not instead of it: the inbox stored the same failure, by its digest
   // (through the ingest thread, which runs from source under vinxi dev).
