@@ -185,7 +185,8 @@ describe('the list and an issue’s page', () => {
       // Sessions, then healthy, errored, unhandled and crashed (adding up to them), crash-free.
       /<td>app@1\.4\.0<\/td><td><span class="env env-production">production<\/span><\/td><td>8<\/td><td>6<\/td><td>0<\/td><td>1<\/td><td>1<\/td><td>87\.5%<\/td>/,
     );
-    expect(html).toContain('Also received: 1 client report, 10 sessions, 4 spans.');
+    // Updates, not sessions: the table's 8 sessions sent 10 of them.
+    expect(html).toContain('Also received: 1 client report, 10 session updates, 4 span items.');
   });
 
   it.each([

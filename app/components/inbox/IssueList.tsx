@@ -243,7 +243,11 @@ export function crashFree(rate: number | undefined): string {
   return `${Math.floor(rate * 10_000) / 100}%`;
 }
 
-/** "Also received: 15 sessions, 2 spans, 1 client report." — what is counted, not listed. */
+/**
+ * "Also received: 15 session updates, 2 span items, 1 client report." — what is counted, not
+ * listed. Items, as they came: one session sends several updates (the table above counts the
+ * sessions), and one span item of the SDK's carries a batch of spans.
+ */
 export function receivedLine(itemCounts: Record<string, number>): string | undefined {
   const others = Object.entries(itemCounts)
     .filter(([type, count]) => type !== 'event' && count > 0)
@@ -252,6 +256,8 @@ export function receivedLine(itemCounts: Record<string, number>): string | undef
 }
 
 const ITEM_NAMES = new Map([
+  ['session', 'session update'],
+  ['span', 'span item'],
   ['sessions', 'session aggregate'],
   ['client_report', 'client report'],
   ['other', 'other item'],

@@ -21,6 +21,14 @@ import { PRIMARY_FILE } from '../cluster/primary-file';
 
 process.setSourceMapsEnabled(true);
 
+// Production unless told otherwise, for the libraries too, before any of them loads: the
+// server's config already reads an unset NODE_ENV as production (env.server.ts), but React
+// reads `process.env.NODE_ENV` itself, and its development server renderer writes a failed
+// render's message and stack into the page. Workers inherit it from the primary. Through a
+// variable: the build replaces `process.env.NODE_ENV` with its own value wherever it is spelled.
+const environment = process.env;
+environment.NODE_ENV ??= 'production';
+
 // Logs whose reader went away (a closed pipe: EPIPE) are lost, and only they: left unhandled,
 // the first line written after would end in an error that is itself logged to the same pipe,
 // and the process spun there, a SIGTERM's drain never finishing.

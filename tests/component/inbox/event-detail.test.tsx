@@ -123,7 +123,7 @@ describe('ReleaseHealth', () => {
 
   it('names the other items received, not events', () => {
     expect(receivedLine({ event: 3, session: 15, span: 2, client_report: 1 })).toBe(
-      'Also received: 15 sessions, 2 spans, 1 client report.',
+      'Also received: 15 session updates, 2 span items, 1 client report.',
     );
     expect(receivedLine({ event: 3 })).toBeUndefined();
   });
