@@ -180,6 +180,8 @@ describe('with a Sentry DSN: what Sentry receives', () => {
     expect(event.contexts?.server_function).toMatchObject({ name: 'callFailingExample', page });
     expect(event.tags?.server_function).toBe('callFailingExample');
     expect(event.transaction).toBe('/sentry-example-page');
+    // One route on the issue: the calling page's, not the function's internal id.
+    expect(event.tags?.route).toBe('/sentry-example-page');
     expect(raw).not.toContain(COOKIE_SECRET);
     expect((await logLineOf(app.server, digest)).eventId).toBe(event.event_id);
   });

@@ -81,7 +81,6 @@ export function reportServerFailure(
     const scope = new Scope();
     scope.setTag('digest', digest);
     scope.setTag('phase', context.phase);
-    scope.setTag('route', context.route);
     const facts = context.incoming
       ? eventRequestFacts({
           method: context.method,
@@ -91,6 +90,9 @@ export function reportServerFailure(
           serverFunction: context.phase === 'server-function',
         })
       : undefined;
+    // A server function's route is its calling page's, as the transaction names it; never the
+    // function's internal id, which the server_function tag and context name readably.
+    scope.setTag('route', facts?.serverFunction ? facts.transaction : context.route);
     if (facts?.serverFunction) {
       scope.setTag('server_function', facts.serverFunction.name);
       scope.setContext('server_function', { ...facts.serverFunction });
