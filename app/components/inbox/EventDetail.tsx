@@ -344,7 +344,9 @@ function SourceLines({
   const first = line - context.pre.length;
   const lines = [...context.pre, context.line, ...context.post];
   return (
-    <pre className="source-context">
+    // A long line scrolls sideways inside the block: focusable, so a keyboard can scroll it too.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: axe's scrollable-region-focusable (WCAG 2.1.1) asks for it
+    <pre className="source-context" tabIndex={0}>
       <code>
         {lines.map((text, index) => {
           const number = first + index;
