@@ -97,4 +97,21 @@ describe('a browser event through the build’s store', () => {
 
     expect(resolved.topFrame?.label).toBe(`${ROUTE}:${renderBombLine} in RenderBomb`);
   });
+
+  it('without the chunk beside its map, the frame keeps the name it had', async () => {
+    const mapsDir = await mkdtemp(join(tmpdir(), 'declared-name-'));
+    await mkdir(join(mapsDir, '_build/assets'), { recursive: true });
+    await copyFile(join(FIXTURES, 'sentry-example-page.js.map'), join(mapsDir, `${CHUNK}.map`));
+    const store = createDirectoryMapStore({ root: mapsDir, chunksRoot: join(mapsDir, 'none') });
+
+    const resolved = await resolveEventFrames(
+      {
+        exceptions: [{ type: 'Error', value: 'boom', frames: [{ ...thrown, inApp: true }] }],
+        debugImages: [],
+      },
+      store,
+    );
+
+    expect(resolved.topFrame?.label).toBe(`${ROUTE}:${renderBombLine} in b`);
+  });
 });
