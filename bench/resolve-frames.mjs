@@ -61,7 +61,7 @@ function frames() {
 
 function openStore() {
   return firstOfStores([
-    createDirectoryMapStore({ root: CLIENT_MAPS }),
+    createDirectoryMapStore({ root: CLIENT_MAPS, chunksRoot: join(OUTPUT, 'public') }),
     createDirectoryMapStore({ root: join(OUTPUT, 'server') }),
   ]);
 }

@@ -10,12 +10,16 @@ import { expect, type Page, test } from '@playwright/test';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { EXAMPLE_LOADER_FILE, exampleLoaderLine, lineOf } from '#tests/support/source-line';
 import { throwClientErrorOnExamplePage } from './support/example-page';
+import { waitUntilReactOwns } from './support/hydration';
+import { waitForSentryClient } from './support/page-sdk';
 
 const ROUTE = 'app/routes/sentry-example-page/index.tsx';
 const CLIENT_MESSAGE = 'Sentry example: client error thrown in an event handler';
 const THROW_LINE = `throw new Error('${CLIENT_MESSAGE}');`;
 /** 1-based, read from the route's source, so the test follows edits to the page. */
 const LINE = lineOf(ROUTE, THROW_LINE);
+const RENDER_MESSAGE = 'Sentry example: render error thrown while rendering';
+const RENDER_LINE = lineOf(ROUTE, `throw new Error('${RENDER_MESSAGE}`);
 const SERVER_ROUTE = EXAMPLE_LOADER_FILE;
 const SERVER_LINE = exampleLoaderLine();
 
@@ -65,6 +69,33 @@ test('a client error is shown in our source, its React frames folded, its line i
   await expect(inside).toHaveCount(count);
   await expect(inside.first()).toBeVisible();
   await expect(fold).toContainText('react-dom/');
+});
+
+test('a browser render error is named by its function, RenderBomb, not by React\'s "Component"', async ({
+  page,
+}) => {
+  await page.goto(`${server.url}/sentry-example-page`);
+  await waitForSentryClient(page);
+  const eventStored = page.waitForResponse(
+    (response) =>
+      new URL(response.url()).pathname === '/monitoring' &&
+      (response.request().postData() ?? '').includes(RENDER_MESSAGE),
+  );
+  const button = page.getByRole('button', { name: 'Throw render error' });
+  await waitUntilReactOwns(button);
+  await button.click();
+  expect((await eventStored).status()).toBe(200);
+
+  await page.goto(`${server.url}/errors`);
+  const ours = listed(page, RENDER_MESSAGE);
+  await expect(ours).toHaveCount(1);
+  await expect(ours).toContainText(`${ROUTE}:${RENDER_LINE} in RenderBomb`);
+
+  await ours.getByRole('link').first().click();
+  const top = page.getByRole('list', { name: 'Stack frames' }).getByRole('listitem').first();
+  await expect(top).toContainText(
+    new RegExp(`^RenderBomb at ${literal(ROUTE)}:${RENDER_LINE}:\\d+`),
+  );
 });
 
 test('a server failure is shown where Node mapped it, project-relative, once, with its source lines', async ({

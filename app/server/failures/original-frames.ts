@@ -5,12 +5,12 @@
  * chunk's text are given.
  */
 import {
-  decodedMappings,
   GREATEST_LOWER_BOUND,
   generatedPositionFor,
   sourceContentFor,
   type TraceMap,
 } from '@jridgewell/trace-mapping';
+import { declaredFunctionName } from '#app/server/inbox/source-maps/declared-name';
 import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/resolve-frame';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
@@ -94,24 +94,11 @@ function contextOf(map: TraceMap, source: string, line: number): SourceContext |
  * name; the route options a page's failure goes through (`loader`, `beforeLoad`) keep theirs.
  */
 export const MAX_SEARCHED_MAPPINGS = 512 * 1024;
-/** How far back the search goes, in mappings: rust-sourcemap's limit is 128 tokens. */
-const MAX_MAPPINGS_BACK = 256;
-const IDENTIFIER = /^[A-Za-z_$][\w$]*/;
 
 /**
- * The original name of the function a frame is in, when Node's name for it is not one of ours.
- * Follows rust-sourcemap's `SourceView::get_original_function_name` (what Sentry used before
- * scope names): from the frame's generated position, walk back through the mappings to the
- * token that spells the function's generated name where it is declared, and take the original
- * name the map gives that token. Our bundles map `function y() {` at `y`, not at `function`,
- * so a declaration is recognised by the text around the token instead.
- *
- * - A minified name (`y`): the nearest `function y`, `y(`, `y =` or `y:` before the frame.
- * - A name the runtime gave (Start calls a server function's handler as `Object.serverFn`):
- *   the nearest binding before the frame (`l = createServerFn(…).handler(…)`), whose original
- *   name is the server function's (`callFailingExample`). A local binding in that function,
- *   written before the throw, would be taken instead: this is a heuristic, as rust-sourcemap's is.
- * - Node's name when the map lists it (`loader`): undefined, Node's name stands.
+ * The original name of the function a frame is in, when Node's name for it is not one of ours:
+ * the frame's original position back to its generated one in this chunk, then the declaration
+ * walk the browser's frames use too (`declaredFunctionName`, declared-name.ts).
  */
 export function originalFunctionName(
   place: SourceInChunk,
@@ -119,10 +106,8 @@ export function originalFunctionName(
   column: number,
   nodeName: string,
 ): string | undefined {
-  const own = coreName(nodeName);
   const { map, mappingsLength } = place.chunk;
   if (mappingsLength > MAX_SEARCHED_MAPPINGS) return undefined;
-  if (!IDENTIFIER.test(own) || map.names.includes(own)) return undefined;
   const generated = generatedPositionFor(map, {
     source: place.source,
     line,
@@ -132,46 +117,7 @@ export function originalFunctionName(
   // Null in a chunk with no mapping on the frame's line: one that holds other parts of the file
   // (the split-off component of a route whose loader failed) does not hold this function.
   if (generated.line === null) return undefined;
-  const mappings = decodedMappings(map);
-  const text = place.chunk.lines();
-  const minified = own.length <= 2;
-  let seen = 0;
-  for (let row = generated.line - 1; row >= 0 && seen < MAX_MAPPINGS_BACK; row -= 1) {
-    const segments = mappings[row] ?? [];
-    const lineText = text[row] ?? '';
-    for (let i = segments.length - 1; i >= 0 && seen < MAX_MAPPINGS_BACK; i -= 1) {
-      const segment = segments[i] as readonly number[];
-      const at = segment[0] as number;
-      if (row === generated.line - 1 && at > generated.column) continue;
-      seen += 1;
-      if (segment.length !== 5) continue;
-      const token = IDENTIFIER.exec(lineText.slice(at))?.[0];
-      if (!token) continue;
-      const before = lineText.slice(0, at);
-      const after = lineText.slice(at + token.length);
-      const found = minified
-        ? token === own && declares(before, after, true)
-        : declares(before, after, false);
-      if (found) return map.names[segment[4] as number];
-    }
-  }
-  return undefined;
-}
-
-/** V8's "Object.serverFn" or "Module.y [as run]": the function's own name, "serverFn", "y". */
-function coreName(name: string): string {
-  const withoutAlias = name.replace(/ \[as [^\]]+\]$/, '');
-  return withoutAlias.slice(withoutAlias.lastIndexOf('.') + 1);
-}
-
-/**
- * Whether the token between `before` and `after` is being declared: `function y`, `class y`,
- * `y = …` (not `==`, not `=>`), and with `asCallee` also `y(` and `y:` (a method, a property).
- */
-function declares(before: string, after: string, asCallee: boolean): boolean {
-  if (/(?:function\*?|class)\s+$/.test(before)) return true;
-  if (/^\s*=(?![=>])/.test(after) && !/\.\s*$/.test(before)) return true;
-  return asCallee && /^\s*[(:]/.test(after) && !/\.\s*$/.test(before);
+  return declaredFunctionName(map, place.chunk.lines(), generated, nodeName);
 }
 
 function isPosition(value: unknown): value is number {

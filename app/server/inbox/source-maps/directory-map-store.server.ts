@@ -76,6 +76,12 @@ export const nodeMapFileSystem: MapFileSystem = {
 
 export interface DirectoryMapStoreOptions {
   root: string;
+  /**
+   * Where the chunks are, at the maps' relative paths without `.map` (the browser's chunks in
+   * `.output/public`, their maps moved out of it): a chunk's text is read with its map, so a
+   * frame's function can be named by its declaration (declared-name.ts). None: maps only.
+   */
+  chunksRoot?: string;
   fileSystem?: MapFileSystem;
   maxMapBytes?: number;
   maxCachedMaps?: number;
@@ -93,7 +99,8 @@ export function createDirectoryMapStore(options: DirectoryMapStoreOptions): Dire
   const maxMapBytes = options.maxMapBytes ?? MAX_MAP_BYTES;
   // A map heavier than the whole budget is not kept (lru-cache's maxEntrySize): it is read
   // again when next needed, as any map is once evicted.
-  const cache = new LRUCache<string, TraceMap>({
+  const chunksRoot = options.chunksRoot === undefined ? undefined : resolve(options.chunksRoot);
+  const cache = new LRUCache<string, LoadedMap>({
     max: options.maxCachedMaps ?? MAX_CACHED_MAPS,
     maxSize: options.maxCachedBytes ?? MAX_CACHED_BYTES,
   });
@@ -110,9 +117,16 @@ export function createDirectoryMapStore(options: DirectoryMapStoreOptions): Dire
     if (cached) return Promise.resolve(found(cached, entry.debugId));
     let pending = loading.get(entry.file);
     if (!pending) {
-      pending = readMap(pathIn(root, entry.file), fileSystem, maxMapBytes).then((read) => {
+      pending = readMap(pathIn(root, entry.file), fileSystem, maxMapBytes).then(async (read) => {
+        if (read.found && chunksRoot !== undefined) {
+          const chunk = await readChunk(chunksRoot, entry.file, fileSystem, maxMapBytes);
+          if (chunk) {
+            read.chunkLines = chunk.split('\n');
+            read.bytes += Buffer.byteLength(chunk);
+          }
+        }
         loading.delete(entry.file);
-        if (read.found) cache.set(entry.file, read.map, { size: read.bytes });
+        if (read.found) cache.set(entry.file, read, { size: read.bytes });
         return read;
       });
       loading.set(entry.file, pending);
@@ -182,9 +196,29 @@ async function scanned(
   return entry;
 }
 
-type ReadMap =
-  | { found: true; map: TraceMap; debugId?: string; bytes: number }
-  | { found: false; reason: string };
+interface LoadedMap {
+  found: true;
+  map: TraceMap;
+  debugId?: string;
+  bytes: number;
+  chunkLines?: readonly string[];
+}
+
+type ReadMap = LoadedMap | { found: false; reason: string };
+
+/** The chunk a map is of, at its path without `.map`; none when missing, unreadable or too big. */
+async function readChunk(
+  chunksRoot: string,
+  mapFile: string,
+  fileSystem: MapFileSystem,
+  maxBytes: number,
+): Promise<string | undefined> {
+  try {
+    return await fileSystem.read(pathIn(chunksRoot, mapFile.replace(/\.map$/, '')), maxBytes);
+  } catch {
+    return undefined;
+  }
+}
 
 async function readMap(
   path: string,
@@ -233,8 +267,11 @@ function sizeText(bytes: number): string {
   return mb >= 1 ? `${Math.round(mb)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
-function found(map: TraceMap, debugId: string | undefined): MapLookup {
-  return debugId ? { found: true, map, debugId } : { found: true, map };
+function found(loaded: LoadedMap, debugId: string | undefined): MapLookup {
+  const lookup: MapLookup = { found: true, map: loaded.map };
+  if (debugId) lookup.debugId = debugId;
+  if (loaded.chunkLines) lookup.chunkLines = loaded.chunkLines;
+  return lookup;
 }
 
 /**
@@ -265,7 +302,7 @@ export function buildMaps(): BuildMaps | undefined {
 function openMaps(output: BuildOutput): BuildMaps {
   return {
     store: firstOfStores([
-      createDirectoryMapStore({ root: output.clientMapsDir }),
+      createDirectoryMapStore({ root: output.clientMapsDir, chunksRoot: output.publicDir }),
       createDirectoryMapStore({ root: output.serverDir }),
     ]),
     projectRoot: output.projectRoot,
@@ -282,6 +319,8 @@ function openMaps(output: BuildOutput): BuildMaps {
 export interface BuildOutput {
   /** `.output/sourcemaps/client`: the browser chunks' maps (build/move-source-maps.ts). */
   clientMapsDir: string;
+  /** `.output/public`: the browser chunks, whose maps are in `clientMapsDir`. */
+  publicDir: string;
   /** `.output/server`: the server chunks, their maps beside them. */
   serverDir: string;
   /** The folder `.output` is in: absolute sources under it are shown project-relative. */
@@ -299,6 +338,7 @@ export function buildOutputOf(moduleUrl: string): BuildOutput | undefined {
   const output = dirname(dirname(path));
   return {
     clientMapsDir: join(output, 'sourcemaps', 'client'),
+    publicDir: join(output, 'public'),
     serverDir: join(output, 'server'),
     projectRoot: dirname(output),
   };

@@ -12,7 +12,13 @@ import { isRecord } from '#app/server/inbox/protocol-values';
  * later Sentry-less upload path can supply others.
  */
 export type MapLookup =
-  | { found: true; map: TraceMap; debugId?: string }
+  | {
+      found: true;
+      map: TraceMap;
+      debugId?: string;
+      /** The chunk's own lines, when the store has the chunk: function names are read there. */
+      chunkLines?: readonly string[];
+    }
   | { found: false; reason: string };
 
 export interface SourceMapStore {

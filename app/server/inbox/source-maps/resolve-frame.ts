@@ -11,6 +11,7 @@ import {
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
 import { isRecord } from '#app/server/inbox/protocol-values';
 import { processShared } from '#app/start-1.120/process-shared.server';
+import { declaredFunctionName, type GeneratedPosition } from './declared-name';
 import {
   type FrameGroup,
   type FrameInput,
@@ -69,6 +70,8 @@ export interface ResolveOptions {
   projectRoot?: string;
   /** `nameAtPosition` of the frame that called this one (the next one out), when resolved. */
   callerName?: string;
+  /** The chunk's own lines, when the store has them: the function is named by its declaration. */
+  chunkLines?: readonly string[];
 }
 
 const MAX_NAME = 256;
@@ -129,7 +132,9 @@ export function resolveFrame(
       context: lines?.context(original.line) ?? null,
       library: shown.library,
     };
-    const fn = functionNameOf(frame.function, options.callerName, map.names);
+    const fn =
+      declaredNameOf(map, frame.function, { line, column }, options.chunkLines) ??
+      functionNameOf(frame.function, options.callerName, map.names);
     if (fn) result.functionName = fn;
     if (typeof original.name === 'string' && original.name)
       result.nameAtPosition = original.name.slice(0, MAX_NAME);
@@ -137,6 +142,25 @@ export function resolveFrame(
   } catch {
     return unresolved('unreadable source map');
   }
+}
+
+/**
+ * A minified frame's function named as the server's frames are (declared-name.ts): by the
+ * original name of the token that declares it, walking back from the frame. React calls every
+ * component as `Component(props, …)`, so caller naming would call `RenderBomb` "Component".
+ * Only for a minifier's name: an engine's readable name (`onClick`) stands, as in
+ * `functionNameOf`.
+ */
+function declaredNameOf(
+  map: TraceMap,
+  own: unknown,
+  at: GeneratedPosition,
+  chunkLines: readonly string[] | undefined,
+): string | undefined {
+  if (!chunkLines || typeof own !== 'string' || own.length > MAX_NAME) return undefined;
+  const core = /^(.*?)(?: \[as [^\]]+\])?$/.exec(own)?.[1] ?? own;
+  if (!looksMinified(core, map.names)) return undefined;
+  return declaredFunctionName(map, chunkLines, at, own)?.slice(0, MAX_NAME);
 }
 
 /**
@@ -376,6 +400,7 @@ export async function resolveEventFrames(
             ? resolveFrame(lookup.map, frame as FrameInput, {
                 projectRoot: options.projectRoot,
                 callerName,
+                ...(lookup.chunkLines ? { chunkLines: lookup.chunkLines } : {}),
               })
             : ({ resolved: false, reason: lookup.reason } as const);
       callerName = resolution.resolved ? resolution.nameAtPosition : undefined;

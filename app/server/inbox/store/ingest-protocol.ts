@@ -61,7 +61,12 @@ export interface IngestThreadData {
   /** MONITORING_INBOX_MAX_MB. */
   maxMb: number;
   /** Where the build's source maps are, for grouping as Sentry does; none under `vinxi dev`. */
-  buildOutput?: { clientMapsDir: string; serverDir: string; projectRoot: string };
+  buildOutput?: {
+    clientMapsDir: string;
+    publicDir: string;
+    serverDir: string;
+    projectRoot: string;
+  };
 }
 
 /** The built thread's file, beside the server's entry (build/server-side-files.ts writes it). */

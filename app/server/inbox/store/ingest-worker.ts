@@ -43,7 +43,10 @@ function serveIngest(): void {
   const notify = (notice: IngestNotice) => port.postMessage(notice);
   const maps: GroupingMaps | undefined = buildOutput && {
     store: firstOfStores([
-      createDirectoryMapStore({ root: buildOutput.clientMapsDir }),
+      createDirectoryMapStore({
+        root: buildOutput.clientMapsDir,
+        chunksRoot: buildOutput.publicDir,
+      }),
       createDirectoryMapStore({ root: buildOutput.serverDir }),
     ]),
     projectRoot: buildOutput.projectRoot,

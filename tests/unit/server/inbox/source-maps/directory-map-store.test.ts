@@ -195,6 +195,7 @@ describe('buildOutputOf', () => {
   it('finds the maps from the built entry', () => {
     expect(buildOutputOf('file:///srv/app/.output/server/index.mjs')).toEqual({
       clientMapsDir: '/srv/app/.output/sourcemaps/client',
+      publicDir: '/srv/app/.output/public',
       serverDir: '/srv/app/.output/server',
       projectRoot: '/srv/app',
     });
