@@ -10,8 +10,12 @@
  * at 12 × 850 (the review: answered 7%, 92%, 71% within 10 s), and under a descriptor limit the
  * primary ran out of descriptors and libuv closed what waited in the kernel's backlog, a
  * newcomer's connections too (pairs of "socket hang up"; here 44 of 48 and, under a hard limit of
- * 1,024, 29 of 33 answered before the test gave up). Now clients take turns in the primary's
- * line, bounded below its descriptors (app/server/cluster/connection-hand-off.server.ts).
+ * 1,024, 29 of 33 answered before the test gave up, on a machine loaded by other builds). Now
+ * clients take turns in the primary's line, bounded below its descriptors
+ * (app/server/cluster/connection-hand-off.server.ts). On a quiet machine the workers refuse fast
+ * enough that node:cluster's own line stays short, and this test passes without the primary's
+ * line too: it holds the bar; the line's policy is pinned by
+ * tests/unit/server/cluster/connection-hand-off.test.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -114,13 +118,10 @@ async function newcomer(path: string, body?: Buffer): Promise<number | string> {
 it(`answers a newcomer's connections (${SHARE * 100}% or more) while 12 addresses churn tunnel posts at the server's cap`, async () => {
   const attack = await startAttack();
   try {
-    // Every post opened, and the server closing them as fast as the attackers reopen them.
-    await until(
-      () =>
-        attack.last().open >= PER_ATTACKER * ATTACKERS.length * 0.9 &&
-        attack.last().refused >= 2 * PER_ATTACKER * ATTACKERS.length,
-      60_000,
-    );
+    // The churn under way: every post tried, twice over, past a client's share refused and
+    // reopened. (How many stay open at once depends on how fast the server refuses: under load
+    // nearly all of them wait in the primary's line, on a quiet machine half are already gone.)
+    await until(() => attack.last().refused >= 2 * PER_ATTACKER * ATTACKERS.length, 60_000);
     const refusedBefore = attack.last().refused;
     const answers: Array<number | string> = [];
     const allowedFailures = ANSWERS - Math.ceil(ANSWERS * SHARE);

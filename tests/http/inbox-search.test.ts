@@ -124,6 +124,8 @@ describe('searching the inbox the way an operator does', () => {
       expect(html).toContain(`<p role="alert" data-testid="search-problems">${message}</p>`);
       expect(listed(html)).toEqual([]);
       expect(html).not.toContain('No issues match these filters.');
+      // The figures are the inbox's, and say so: not the counts of a search that matched all.
+      expect(countsLine(html)).toMatch(/^Nothing searched; the inbox holds 3 issues, 4 events/);
       // The search stays in the box, to be fixed.
       expect(html).toContain(`value="${query}"`);
     }

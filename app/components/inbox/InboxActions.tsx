@@ -118,7 +118,12 @@ export function StatusBadges({
 }) {
   return (
     <>
-      {regressed ? <span className="badge-status regressed">Regressed</span> : null}
+      {/* A space between the two: their text reads "Regressed Unresolved", not one word. */}
+      {regressed ? (
+        <>
+          <span className="badge-status regressed">Regressed</span>{' '}
+        </>
+      ) : null}
       {quiet && status === 'unresolved' ? null : (
         <span className={`badge-status status-${status}`}>{LABELS[status]}</span>
       )}

@@ -151,7 +151,10 @@ function Issues({
  */
 function countsLine({ total, events, problems, totals }: InboxIssues): string {
   const inbox = `${countOf(totals.issues, 'issue')}, ${countOf(totals.events, 'event')}`;
-  if (problems.length > 0 || (total === totals.issues && events === totals.events)) {
+  // A search that could not run lists nothing: the line says the figures are the inbox's.
+  if (problems.length > 0)
+    return `Nothing searched; the inbox holds ${inbox} (${totals.storedEvents} stored).`;
+  if (total === totals.issues && events === totals.events) {
     return `${inbox} (${totals.storedEvents} stored).`;
   }
   return `${countOf(total, 'issue')}, ${countOf(events, 'event')} match (of ${inbox}; ${totals.storedEvents} stored).`;
