@@ -117,6 +117,6 @@ test('a resolved issue thrown again is marked regressed, in the list and on its 
   await expect(ours(page)).toContainText('2 events');
   await expect(ours(page).getByText('Regressed', { exact: true })).toBeVisible();
   await page.goto(issuePage);
-  await expect(page.locator('.issue-workflow')).toContainText('Status: RegressedUnresolved');
+  await expect(page.locator('.issue-workflow')).toContainText('Status: Regressed Unresolved');
   await expect(page.getByRole('button', { name: 'Resolve' })).toBeVisible();
 });

@@ -434,7 +434,7 @@ describe('resolve, ignore and reopen', () => {
     );
     const issue = await page(server, '/errors/issues/1');
     expect(issue.html).toContain(
-      'Status: <span class="badge-status regressed">Regressed</span><span class="badge-status status-unresolved">Unresolved</span>',
+      'Status: <span class="badge-status regressed">Regressed</span> <span class="badge-status status-unresolved">Unresolved</span>',
     );
   });
 });
