@@ -406,7 +406,7 @@ export function reportCspViolations(
  * The page's release-health session, which starts before the SDK (loaded only when needed, if
  * ever, decision 0950): sent without it at hydration, and updated without it when reports leave
  * by beacon as the tab closes. The SDK, if it loads, continues the same session
- * (adopted-session.ts). Both the envelope and the update rule are the SDK's, written small;
+ * (sdk-loader.ts). Both the envelope and the update rule are the SDK's, written small;
  * tests/unit/monitoring/start-browser-monitoring.test.ts holds them to the SDK's own output.
  */
 /**

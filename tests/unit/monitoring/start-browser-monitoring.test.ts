@@ -240,7 +240,7 @@ describe('the page session', () => {
   // @vitest-environment jsdom
   /**
    * The page's session without the SDK (app/monitoring/start-browser-monitoring.ts) against the SDK's own: the
-   * real browser SDK, continuing the page's session as adopted-session.ts makes it, takes the same
+   * real browser SDK, continuing the page's session as sdk-loader.ts makes it, takes the same
    * reports as the recorder hands it; the update it sends, or its silence, is what `sessionAfter`
    * must say, and every field of the hand-written session envelope must be in the SDK's.
    */
@@ -282,12 +282,12 @@ describe('the page session', () => {
   });
 
   /**
-   * The SDK's session as the page left it, as adopted-session.ts continues it; a session of its
+   * The SDK's session as the page left it, as sdk-loader.ts continues it; a session of its
    * own for each case (made, not started: starting one would end and send the last).
    */
   function continueSession(page: PageSession): PageSession {
     const own = { ...page, sid: (++serial).toString(16).padStart(32, '0') };
-    // With the browser's user agent, as `startSession` (adopted-session.ts) gives it.
+    // With the browser's user agent, as `startSession` (sdk-loader.ts) gives it.
     getIsolationScope().setSession(
       makeSession({ ...own, init: false, ignoreDuration: true, userAgent: navigator.userAgent }),
     );
