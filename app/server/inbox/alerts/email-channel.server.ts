@@ -146,7 +146,7 @@ export function deliveryOfError(
 }
 
 function reasonOf(error: NodemailerError, server: string): string {
-  if (error.code === 'EABORT') return 'cancelled before the server took the message';
+  if (error.code === 'EABORT') return 'cancelled before the server confirmed the message';
   if (error.response) {
     const step = error.command === 'CONN' ? 'greeting' : error.command;
     return `${server} answered ${error.response}${step ? ` (${step})` : ''}`;

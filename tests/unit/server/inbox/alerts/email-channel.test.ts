@@ -231,7 +231,7 @@ describe('emailChannel', () => {
 
     expect(await sending).toEqual({
       outcome: 'retry',
-      reason: 'cancelled before the server took the message',
+      reason: 'cancelled before the server confirmed the message',
     });
     await until(() => silent.connections() === 0);
   });

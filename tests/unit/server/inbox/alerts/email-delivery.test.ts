@@ -128,7 +128,7 @@ describe('deliveryOfError', () => {
       'the sender giving up',
       failure('Message sending aborted', { code: 'EABORT' }),
       'retry',
-      'cancelled before the server took the message',
+      'cancelled before the server confirmed the message',
     ],
   ])('%s: %s', (_, error, outcome, reason) => {
     expect(deliveryOfError(error, SERVER)).toEqual({ outcome, reason });
