@@ -17,6 +17,13 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { spotlightSidecarUrl } from './failures/sentry-client.server';
+import {
+  defaultAlertSender,
+  type EmailAlertConfig,
+  isEmailAddress,
+  type SmtpServer,
+  smtpServerOf,
+} from './inbox/alerts/email-config';
 import { DEFAULT_INBOX_MAX_MB, MAX_INBOX_MAX_MB, MIN_INBOX_MAX_MB } from './inbox/store/store-cap';
 import {
   NO_TRUSTED_PROXIES,
@@ -157,6 +164,36 @@ const trustedProxies = v.pipe(
   }),
 );
 
+/** MONITORING_SMTP_URL: its error shows the URL with the password starred (./inbox/alerts/email-config.ts). */
+const smtpUrl = v.pipe(
+  v.string(),
+  v.trim(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): SmtpServer => {
+    const server = smtpServerOf(dataset.value);
+    if (!('error' in server)) return server;
+    addIssue({ message: server.error });
+    return NEVER;
+  }),
+);
+
+const emailAddress = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check(isEmailAddress, (issue) => `"${issue.input}" is not an email address (name@example.com)`),
+);
+
+const emailList = v.pipe(
+  v.string(),
+  v.transform((list) =>
+    list
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  ),
+  v.array(emailAddress),
+  v.minLength(1, 'names no address'),
+);
+
 /** More would be a typo: each worker is a whole server process. */
 const MAX_WORKERS = 256;
 
@@ -224,7 +261,32 @@ const EnvSchema = v.object({
   WEB_CONCURRENCY: v.optional(webConcurrency),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
   DEBUG: v.optional(v.string(), ''),
+  // Email alerts (docs/alerts.md): the SMTP server and the recipients come together.
+  MONITORING_SMTP_URL: v.optional(smtpUrl),
+  MONITORING_ALERT_EMAIL_TO: v.optional(emailList),
+  MONITORING_ALERT_EMAIL_FROM: v.optional(emailAddress),
 });
+
+/** The SMTP server and the recipients only work together: one set without the other is named. */
+const ServerEnvSchema = v.pipe(
+  EnvSchema,
+  v.forward(
+    v.partialCheck(
+      [['MONITORING_SMTP_URL'], ['MONITORING_ALERT_EMAIL_TO']],
+      (env) => !env.MONITORING_SMTP_URL || !!env.MONITORING_ALERT_EMAIL_TO,
+      'is set without MONITORING_ALERT_EMAIL_TO: email alerts need both',
+    ),
+    ['MONITORING_SMTP_URL'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['MONITORING_SMTP_URL'], ['MONITORING_ALERT_EMAIL_TO']],
+      (env) => !env.MONITORING_ALERT_EMAIL_TO || !!env.MONITORING_SMTP_URL,
+      'is set without MONITORING_SMTP_URL: email alerts need both',
+    ),
+    ['MONITORING_ALERT_EMAIL_TO'],
+  ),
+);
 
 export type MonitoringMode =
   | { kind: 'local-inbox'; inboxDir: string }
@@ -305,6 +367,8 @@ export interface ServerConfig {
    * process. Limits meant for the whole server are divided among them (../cluster/worker-count.ts).
    */
   workers: number;
+  /** Email alerts, when MONITORING_SMTP_URL and MONITORING_ALERT_EMAIL_TO are set. */
+  alertEmail?: EmailAlertConfig;
 }
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
@@ -355,7 +419,7 @@ export function parseServerEnv(
 ): EnvResult {
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.entries)) input[key] = emptyAsUnset(env[key]);
-  const result = v.safeParse(EnvSchema, input);
+  const result = v.safeParse(ServerEnvSchema, input);
   if (!result.success) {
     const lines = result.issues.map((issue) => {
       const name = v.getDotPath(issue)?.split('.')[0] ?? 'environment';
@@ -407,6 +471,15 @@ export function parseServerEnv(
       spotlight: spotlightOf(production, e.SENTRY_SPOTLIGHT),
       webConcurrency,
       workers: workerCountOf(webConcurrency, machine()),
+      ...(e.MONITORING_SMTP_URL && e.MONITORING_ALERT_EMAIL_TO
+        ? {
+            alertEmail: {
+              smtp: e.MONITORING_SMTP_URL,
+              to: e.MONITORING_ALERT_EMAIL_TO,
+              from: e.MONITORING_ALERT_EMAIL_FROM ?? defaultAlertSender(e.PUBLIC_URL),
+            },
+          }
+        : {}),
     },
   };
 }
