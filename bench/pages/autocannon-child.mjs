@@ -7,6 +7,9 @@ const { url, connections, durationS, userAgent } = JSON.parse(process.argv[2]);
 process.on('disconnect', () => process.exit(0));
 
 const latencies = [];
+// Its own CPU under the load: on a 2-core machine the load generator takes a share the server
+// cannot have (bench/workers.mjs prints it).
+const cpuBefore = process.cpuUsage();
 const run = autocannon({
   url,
   connections,
@@ -29,6 +32,7 @@ process.send(
     p99: at(0.99),
     requests: result.requests.total,
     failed: result.non2xx + result.errors + result.timeouts,
+    cpuMs: ((used) => (used.user + used.system) / 1000)(process.cpuUsage(cpuBefore)),
   },
   () => process.disconnect(),
 );

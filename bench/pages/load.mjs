@@ -24,7 +24,10 @@ export function loadTool() {
     : { name: 'autocannon', why: `the fallback: no ${WRK}` };
 }
 
-/** Resolves with { rps, p50, p99, requests, failed } (latencies in ms). */
+/**
+ * Resolves with { rps, p50, p99, requests, failed } (latencies in ms), and with autocannon its own
+ * CPU time, `cpuMs`.
+ */
 export function runLoad({ url, connections, durationS }) {
   return loadTool().name === 'wrk'
     ? runWrk({ url, connections, durationS })

@@ -13,15 +13,33 @@ let ticksPerSecond;
  * restarts.
  */
 export function cpuSecondsOf(pid) {
+  const each = cpuSecondsOfEach(pid);
+  return each?.reduce((sum, { seconds }) => sum + seconds, 0);
+}
+
+/**
+ * The same, process by process: `pid` first, then each running child (a cluster's workers), as
+ * [{ pid, seconds }]; undefined where /proc cannot tell.
+ */
+export function cpuSecondsOfEach(pid) {
   const own = ownCpuSecondsOf(pid);
   if (own === undefined) return undefined;
-  let children = [];
+  return [{ pid: String(pid), seconds: own }].concat(
+    childrenOf(pid).map((child) => ({ pid: child, seconds: ownCpuSecondsOf(child) ?? 0 })),
+  );
+}
+
+/** The running children of `pid` (their pids as strings); none where /proc cannot tell. */
+export function childrenOf(pid) {
   try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
   } catch {
     // No children file (an older kernel): the process alone.
+    return [];
   }
-  return children.filter(Boolean).reduce((sum, child) => sum + (ownCpuSecondsOf(child) ?? 0), own);
 }
 
 function ownCpuSecondsOf(pid) {
