@@ -26,6 +26,7 @@
  * is done, then `reclaimSpace`), so that no transaction holds the file for long.
  */
 import Database from 'better-sqlite3';
+import { ISSUE_ORDER } from '../inbox-inputs';
 import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
 import { MAX_KNOWN_TAG_KEYS, searchSqlOf } from './issue-search-sql';
@@ -132,6 +133,11 @@ export interface IssueQuery {
   page: number;
   pageSize: number;
   now: number;
+  /**
+   * Keyset paging (the read API's cursor): the page's issues are those after the one with these
+   * values of ISSUE_ORDER[sort], in that order, `page` counted from there; `total` counts all.
+   */
+  after?: readonly number[];
 }
 
 export interface IssueList {
@@ -1022,11 +1028,23 @@ function prepareWrites(db: Database.Database) {
   };
 }
 
-const SORT_SQL: Record<IssueSort, string> = {
-  'last-seen': 'last_seen DESC, id DESC',
-  'first-seen': 'first_seen DESC, id DESC',
-  count: 'event_count DESC, last_seen DESC, id DESC',
+/** ISSUE_ORDER's fields as the columns the issues' sort indexes hold (migration 1). */
+const ORDER_COLUMNS = {
+  lastSeen: 'last_seen',
+  firstSeen: 'first_seen',
+  count: 'event_count',
+  id: 'id',
 };
+
+const SORT_SQL = sortSqlOf((column) => `${column} DESC`, ', ');
+/** The issues after a cursor's: row values compared as the sort orders them. */
+const AFTER_SQL = sortSqlOf((column) => column, ', ');
+
+function sortSqlOf(each: (column: string) => string, separator: string): Record<IssueSort, string> {
+  const sql = (sort: IssueSort) =>
+    ISSUE_ORDER[sort].map((field) => each(ORDER_COLUMNS[field])).join(separator);
+  return { 'last-seen': sql('last-seen'), 'first-seen': sql('first-seen'), count: sql('count') };
+}
 
 function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
   const search = parseIssueSearch(query.search ?? '');
@@ -1066,16 +1084,28 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   };
   const pageCount = Math.max(1, Math.ceil(total / query.pageSize));
   const page = Math.min(Math.max(1, query.page), pageCount);
+  // A cursor narrows the page's rows only: `total` still counts every issue that matches.
+  const afterParams: Record<string, number> = {};
+  const afterSql =
+    query.after === undefined
+      ? ''
+      : ` ${listed === '' ? 'WHERE' : 'AND'} (${AFTER_SQL[query.sort]}) < (${query.after
+          .map((value, i) => {
+            afterParams[`after${i}`] = value;
+            return `@after${i}`;
+          })
+          .join(', ')})`;
   // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
   const rows =
     total === 0
       ? []
       : (db
           .prepare(
-            `SELECT * FROM issues ${listed} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
+            `SELECT * FROM issues ${listed}${afterSql} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
           )
           .all({
             ...params,
+            ...afterParams,
             limit: query.pageSize,
             offset: (page - 1) * query.pageSize,
           }) as IssueRow[]);
