@@ -1036,14 +1036,23 @@ const ORDER_COLUMNS = {
   id: 'id',
 };
 
-const SORT_SQL = sortSqlOf((column) => `${column} DESC`, ', ');
-/** The issues after a cursor's: row values compared as the sort orders them. */
-const AFTER_SQL = sortSqlOf((column) => column, ', ');
+const SORT_SQL = sortSqlOf((column) => `${column} DESC`);
+const SORT_KEY_SQL = sortSqlOf((column) => column);
 
-function sortSqlOf(each: (column: string) => string, separator: string): Record<IssueSort, string> {
+function sortSqlOf(each: (column: string) => string): Record<IssueSort, string> {
   const sql = (sort: IssueSort) =>
-    ISSUE_ORDER[sort].map((field) => each(ORDER_COLUMNS[field])).join(separator);
+    ISSUE_ORDER[sort].map((field) => each(ORDER_COLUMNS[field])).join(', ');
   return { 'last-seen': sql('last-seen'), 'first-seen': sql('first-seen'), count: sql('count') };
+}
+
+/**
+ * The issues after the one whose ISSUE_ORDER[sort] values are `after`: row values compared in
+ * the sort's order (all descending, so "after" is "less than"), read from its index.
+ */
+function afterSqlOf(sort: IssueSort, after: readonly number[]) {
+  const params = Object.fromEntries(after.map((value, i) => [`after${i}`, value]));
+  const values = Object.keys(params).map((name) => `@${name}`);
+  return { sql: `(${SORT_KEY_SQL[sort]}) < (${values.join(', ')})`, params };
 }
 
 function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
@@ -1085,27 +1094,19 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   const pageCount = Math.max(1, Math.ceil(total / query.pageSize));
   const page = Math.min(Math.max(1, query.page), pageCount);
   // A cursor narrows the page's rows only: `total` still counts every issue that matches.
-  const afterParams: Record<string, number> = {};
-  const afterSql =
-    query.after === undefined
-      ? ''
-      : ` ${listed === '' ? 'WHERE' : 'AND'} (${AFTER_SQL[query.sort]}) < (${query.after
-          .map((value, i) => {
-            afterParams[`after${i}`] = value;
-            return `@after${i}`;
-          })
-          .join(', ')})`;
+  const after = query.after === undefined ? undefined : afterSqlOf(query.sort, query.after);
+  const paged = after ? `${listed === '' ? 'WHERE' : `${listed} AND`} ${after.sql}` : listed;
   // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
   const rows =
     total === 0
       ? []
       : (db
           .prepare(
-            `SELECT * FROM issues ${listed}${afterSql} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
+            `SELECT * FROM issues ${paged} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
           )
           .all({
             ...params,
-            ...afterParams,
+            ...after?.params,
             limit: query.pageSize,
             offset: (page - 1) * query.pageSize,
           }) as IssueRow[]);
