@@ -9,6 +9,7 @@ import * as v from 'valibot';
 import { serverConfig } from './env.server';
 import { type ExceptionView, stackForDetail, topFramesFor } from './inbox/event-stack.server';
 import {
+  attemptInboxToken,
   currentClient,
   currentInboxAccess,
   currentSessionId,
@@ -16,12 +17,7 @@ import {
   type InboxAccessDecision,
   inboxSessions,
   SESSION_MAX_AGE_MS,
-  SIGN_IN_LOCKOUT_MS,
-  SIGN_IN_MAX_FAILURES,
-  SIGN_IN_WINDOW_MS,
   sessionCookieOptions,
-  signInLimiter,
-  tokenMatches,
 } from './inbox/inbox-access.server';
 import {
   type EventDetail,
@@ -304,9 +300,6 @@ export const clearInbox = createServerFn({ method: 'POST' })
  * they work before hydration and without JavaScript; the answers are redirects, thrown as a
  * Response (see clearInbox in ./inbox.functions.ts for why thrown).
  */
-/** One fixed kind for every failed sign-in line: at most 20 a minute whoever guesses. */
-const FAILED_SIGN_IN = 'sign-in failed';
-
 /** What the sign-in page shows: the form, or that the inbox is already open to this request. */
 export const getInboxAccess = createServerFn({ method: 'GET' }).handler(
   (): InboxAccessDecision => currentInboxAccess(),
@@ -325,33 +318,20 @@ export const signInToInbox = createServerFn({ method: 'POST' })
     const { inboxAccess, publicUrl } = serverConfig();
     if (inboxAccess.kind !== 'token') throw seeOther('/errors');
 
-    const client = currentClient();
-    const limiter = signInLimiter();
-    const gate = limiter.check(client);
-    if (!gate.allowed) {
-      warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: ${client} is locked out`);
+    const attempt = attemptInboxToken(currentClient(), data.token, inboxAccess.token);
+    if (attempt.outcome === 'locked-out') {
       throw new Response(
-        `Too many wrong tokens from your address: try again in ${minutes(gate.retryAfterSeconds)}.`,
+        `Too many wrong tokens from your address: try again in ${minutes(attempt.retryAfterSeconds)}.`,
         {
           status: 429,
           headers: {
-            'Retry-After': String(gate.retryAfterSeconds),
+            'Retry-After': String(attempt.retryAfterSeconds),
             'Content-Type': 'text/plain; charset=utf-8',
           },
         },
       );
     }
-    if (!tokenMatches(data.token, inboxAccess.token)) {
-      const { failures, lockedOut } = limiter.failed(client);
-      // Never the value typed: it may be the token with a typo.
-      const span = `${SIGN_IN_WINDOW_MS / 60_000} min`;
-      const count = lockedOut
-        ? `${failures} in ${span}: locked out for ${SIGN_IN_LOCKOUT_MS / 60_000} min`
-        : `${failures} of ${SIGN_IN_MAX_FAILURES} in ${span}`;
-      warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: wrong token from ${client} (${count})`);
-      throw seeOther('/errors/sign-in?failed=1');
-    }
-    limiter.succeeded(client);
+    if (attempt.outcome === 'wrong') throw seeOther('/errors/sign-in?failed=1');
     const sessions = inboxSessions();
     // No inbox (Sentry mode) or no usable store: /errors has nothing to show either.
     if (!sessions) throw seeOther('/errors');

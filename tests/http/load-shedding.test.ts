@@ -1,8 +1,8 @@
 /**
  * Load shedding: while the event loop lags past LOAD_SHEDDING_LAG_MS, new page requests get a
  * fast 503 with Retry-After before anything renders; /health (reporting "degraded"), the
- * tunnel, static files (precompressed too) and server functions are still served; once the
- * lag is gone, pages are served again.
+ * tunnel, static files (precompressed too), server functions and the inbox's read API are still
+ * served; once the lag is gone, pages are served again.
  * The lag is a barrier the test holds (tests/fixtures/hold-event-loop.cjs: the server's loop
  * held 100 ms at a time from one signal to the next), not real load raced against a 1 ms
  * threshold: that failed on a busy 2-core machine, where the lag of an idle server did not
@@ -112,6 +112,10 @@ it('sheds pages with a fast 503 while busy, serves /health, the tunnel and files
   expect(favicon.status).toBe(200);
   expect(favicon.headers.get('content-encoding')).toBe('br');
   await favicon.arrayBuffer();
+  // The inbox's read API (this machine needs no sign-in here: MONITORING_INBOX_TRUST_LOOPBACK).
+  const issues = await fetch(`${server.url}/errors/api/issues`);
+  expect(issues.status).toBe(200);
+  expect(await issues.json()).toEqual({ data: expect.any(Array), next: null });
 
   await holdEventLoop(false);
   // Quiet again: pages are served once the lag is back under half the threshold.

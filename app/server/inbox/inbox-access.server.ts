@@ -3,9 +3,11 @@
  * sign-in opens, the limit on sign-in attempts, then the glue that reads a request.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { getCookie, getEvent } from '@tanstack/react-start/server';
 import Database from 'better-sqlite3';
 import { type InboxAccess, serverConfig } from '#app/server/env.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   clientAddressStampedIn,
   clientKeyOf,
@@ -142,10 +144,21 @@ export function currentSessionId(): string | undefined {
 }
 
 export function currentInboxAccess(): InboxAccessDecision {
+  if (serverConfig().inboxAccess.kind === 'open') return 'open';
+  return inboxAccessOfRequest(getEvent().node.req.headers, currentSessionId());
+}
+
+/**
+ * The decision for a request read off Node itself (the read API's front door, which answers
+ * before h3 has an event): its headers as the built server's entry stamped them, and the id in
+ * its session cookie.
+ */
+export function inboxAccessOfRequest(
+  headers: IncomingHttpHeaders,
+  session: string | undefined,
+): InboxAccessDecision {
   const { inboxAccess, trustedProxies } = serverConfig();
   if (inboxAccess.kind === 'open') return 'open';
-  const { headers } = getEvent().node.req;
-  const session = currentSessionId();
   const peer = peerAddressOf(headers);
   return inboxAccessDecision(inboxAccess, {
     remoteAddress: peer,
@@ -153,6 +166,40 @@ export function currentInboxAccess(): InboxAccessDecision {
     forwarded: isForwarded(headers, peer, trustedProxies),
     signedIn: session !== undefined && isLiveSession(session),
   });
+}
+
+/** One fixed kind for every failed sign-in line: at most 20 a minute whoever guesses. */
+const FAILED_SIGN_IN = 'sign-in failed';
+
+export type TokenAttempt =
+  | { outcome: 'accepted' }
+  | { outcome: 'wrong' }
+  | { outcome: 'locked-out'; retryAfterSeconds: number };
+
+/**
+ * A token given to open the inbox, judged under the sign-in limit: the sign-in form's and the
+ * read API's bearer token alike, so that neither is a way around the other's count. A locked-out
+ * client's token is not even compared; a wrong one is counted and logged (never its value: it
+ * may be the token with a typo); the right one starts the client's count over.
+ */
+export function attemptInboxToken(client: string, given: string, token: string): TokenAttempt {
+  const limiter = signInLimiter();
+  const gate = limiter.check(client);
+  if (!gate.allowed) {
+    warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: ${client} is locked out`);
+    return { outcome: 'locked-out', retryAfterSeconds: gate.retryAfterSeconds };
+  }
+  if (!tokenMatches(given, token)) {
+    const { failures, lockedOut } = limiter.failed(client);
+    const span = `${SIGN_IN_WINDOW_MS / 60_000} min`;
+    const count = lockedOut
+      ? `${failures} in ${span}: locked out for ${SIGN_IN_LOCKOUT_MS / 60_000} min`
+      : `${failures} of ${SIGN_IN_MAX_FAILURES} in ${span}`;
+    warnLimited(FAILED_SIGN_IN, `[inbox] sign-in refused: wrong token from ${client} (${count})`);
+    return { outcome: 'wrong' };
+  }
+  limiter.succeeded(client);
+  return { outcome: 'accepted' };
 }
 
 /** A store that cannot be used signs no one in: /errors could show nothing anyway. */

@@ -5,11 +5,21 @@
  */
 import * as v from 'valibot';
 import { normaliseEventId } from './protocol-values';
+import type { IssueSummary } from './store/inbox-database.server';
 
 export const ISSUES_PAGE_SIZE = 50;
 /** An issue's events listed on its page at a time, newest first. */
 export const ISSUE_EVENTS_PAGE_SIZE = 20;
 export const ISSUE_SORTS = ['last-seen', 'first-seen', 'count'] as const;
+/**
+ * Each sort's order, by IssueSummary's fields, all descending; the id last makes it total, so a
+ * cursor names one place in it (the read API's paging, ./api/inbox-api-request.ts).
+ */
+export const ISSUE_ORDER = {
+  'last-seen': ['lastSeen', 'id'],
+  'first-seen': ['firstSeen', 'id'],
+  count: ['count', 'lastSeen', 'id'],
+} as const satisfies Record<(typeof ISSUE_SORTS)[number], readonly (keyof IssueSummary)[]>;
 /** What the status filter may ask for; unset is unresolved and resolved (ignored hidden). */
 export const STATUS_FILTERS = ['unresolved', 'resolved', 'ignored', 'all'] as const;
 export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;

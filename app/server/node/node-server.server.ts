@@ -4,6 +4,7 @@
  * - the tunnel and /health are answered first, through the front doors `vinxi dev` uses too;
  * - security headers on every other response, then what is refused before nitro sees it
  *   (./entry-refusals.ts: paths, hosts, methods, hidden build files, server-function bodies);
+ * - the inbox's read API, through its front door (../inbox/api/inbox-api.server.ts);
  * - files go to nitro's static handler with `Accept-Encoding` read as the RFC says
  *   (./public-files.server.ts), with `Cache-Control` by kind;
  * - pages and server-function calls wait for places of their own, and new pages are shed while
@@ -20,6 +21,7 @@ import { useNitroApp } from 'nitropack/runtime';
 import { mayListen } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { healthDoor, linkHealthToPrimary } from '#app/server/health/health.server';
+import { inboxApiDoor } from '#app/server/inbox/api/inbox-api.server';
 import { stampPeerAddress } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
 import { listenAndAnnounce, openInboxAtStart } from '#app/server/startup.server';
@@ -62,6 +64,8 @@ const server = new Server(
     if (healthDoor(req, res)) return;
     const path = pathOf(req.url ?? '/');
     if (refuseEarly(req, res, path, publicFiles)) return;
+    // The inbox's read API: indexed reads, no render, so it waits for no page's place (decision 1230).
+    if (inboxApiDoor(req, res)) return;
     const kind = requestKind(req.method, path, publicFiles);
     // A default that a handler may override (Start's route headers would).
     res.setHeader('cache-control', cacheControlOf(path, kind === 'file' && publicFiles.has(path)));

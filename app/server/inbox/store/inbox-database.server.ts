@@ -26,6 +26,7 @@
  * is done, then `reclaimSpace`), so that no transaction holds the file for long.
  */
 import Database from 'better-sqlite3';
+import { ISSUE_ORDER } from '../inbox-inputs';
 import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
 import { MAX_KNOWN_TAG_KEYS, searchSqlOf } from './issue-search-sql';
@@ -132,6 +133,11 @@ export interface IssueQuery {
   page: number;
   pageSize: number;
   now: number;
+  /**
+   * Keyset paging (the read API's cursor): the page's issues are those after the one with these
+   * values of ISSUE_ORDER[sort], in that order, `page` counted from there; `total` counts all.
+   */
+  after?: readonly number[];
 }
 
 export interface IssueList {
@@ -1022,11 +1028,32 @@ function prepareWrites(db: Database.Database) {
   };
 }
 
-const SORT_SQL: Record<IssueSort, string> = {
-  'last-seen': 'last_seen DESC, id DESC',
-  'first-seen': 'first_seen DESC, id DESC',
-  count: 'event_count DESC, last_seen DESC, id DESC',
+/** ISSUE_ORDER's fields as the columns the issues' sort indexes hold (migration 1). */
+const ORDER_COLUMNS = {
+  lastSeen: 'last_seen',
+  firstSeen: 'first_seen',
+  count: 'event_count',
+  id: 'id',
 };
+
+const SORT_SQL = sortSqlOf((column) => `${column} DESC`);
+const SORT_KEY_SQL = sortSqlOf((column) => column);
+
+function sortSqlOf(each: (column: string) => string): Record<IssueSort, string> {
+  const sql = (sort: IssueSort) =>
+    ISSUE_ORDER[sort].map((field) => each(ORDER_COLUMNS[field])).join(', ');
+  return { 'last-seen': sql('last-seen'), 'first-seen': sql('first-seen'), count: sql('count') };
+}
+
+/**
+ * The issues after the one whose ISSUE_ORDER[sort] values are `after`: row values compared in
+ * the sort's order (all descending, so "after" is "less than"), read from its index.
+ */
+function afterSqlOf(sort: IssueSort, after: readonly number[]) {
+  const params = Object.fromEntries(after.map((value, i) => [`after${i}`, value]));
+  const values = Object.keys(params).map((name) => `@${name}`);
+  return { sql: `(${SORT_KEY_SQL[sort]}) < (${values.join(', ')})`, params };
+}
 
 function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
   const search = parseIssueSearch(query.search ?? '');
@@ -1066,16 +1093,20 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   };
   const pageCount = Math.max(1, Math.ceil(total / query.pageSize));
   const page = Math.min(Math.max(1, query.page), pageCount);
+  // A cursor narrows the page's rows only: `total` still counts every issue that matches.
+  const after = query.after === undefined ? undefined : afterSqlOf(query.sort, query.after);
+  const paged = after ? `${listed === '' ? 'WHERE' : `${listed} AND`} ${after.sql}` : listed;
   // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
   const rows =
     total === 0
       ? []
       : (db
           .prepare(
-            `SELECT * FROM issues ${listed} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
+            `SELECT * FROM issues ${paged} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
           )
           .all({
             ...params,
+            ...after?.params,
             limit: query.pageSize,
             offset: (page - 1) * query.pageSize,
           }) as IssueRow[]);
