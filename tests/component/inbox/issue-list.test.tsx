@@ -14,6 +14,7 @@ const issue = (overrides: Partial<ListedIssue> = {}): ListedIssue => ({
   culprit: 'example-page.js in handleThrowClick',
   level: 'error',
   status: 'unresolved',
+  triage: { status: 'unresolved' },
   regressed: false,
   firstSeen: NOW - 49 * HOUR,
   lastSeen: NOW,
