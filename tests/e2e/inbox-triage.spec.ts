@@ -62,20 +62,20 @@ test('selects all on the page and resolves them, then deletes all that match a s
   // One left out.
   await page.getByRole('checkbox', { name: 'Select Error: Warned failure' }).uncheck();
   await bulk(page).getByRole('combobox', { name: 'Action' }).selectOption('Resolve');
-  await bulk(page).getByRole('button', { name: 'Apply' }).click();
+  await bulk(page).getByRole('button', { name: 'Change issues' }).click();
   await expect(page.getByTestId('triage-done')).toHaveText('3 issues resolved.');
   await expect(issues(page).getByText('Resolved', { exact: true })).toHaveCount(3);
 
   // All that match `is:resolved`: searched, then deleted with the confirmation.
   await page.getByRole('searchbox', { name: 'Search' }).fill('is:resolved');
-  await page.getByRole('button', { name: 'Apply', exact: true }).first().click();
+  await page.getByRole('button', { name: 'Apply' }).click();
   await expect(issues(page)).toHaveCount(3);
   await bulk(page).getByRole('radio', { name: 'All 3 issues matching this search' }).check();
   await bulk(page).getByRole('combobox', { name: 'Action' }).selectOption('Delete');
   await bulk(page)
     .getByRole('checkbox', { name: /Confirm a delete/ })
     .check();
-  await bulk(page).getByRole('button', { name: 'Apply' }).click();
+  await bulk(page).getByRole('button', { name: 'Change issues' }).click();
   await expect(page.getByTestId('triage-done')).toHaveText('3 issues deleted.');
   await page.goto(`${server.url}/errors`);
   await expect(issues(page)).toHaveCount(1);

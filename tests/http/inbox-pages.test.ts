@@ -366,7 +366,9 @@ describe('resolve, ignore and reopen', () => {
 
   it('resolves with a 303 back to the page, which then offers to reopen', async () => {
     const action = await statusAction();
-    const answer = await post(action, 'issueId=1&from=issue&action=resolve', { Origin: server.url });
+    const answer = await post(action, 'issueId=1&from=issue&action=resolve', {
+      Origin: server.url,
+    });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe('/errors/issues/1');
     const { html } = await page(server, '/errors/issues/1');
@@ -396,11 +398,19 @@ describe('resolve, ignore and reopen', () => {
   it('changes nothing from another site, by GET, or with a bad form', async () => {
     const action = await statusAction();
     expect(
-      (await post(action, 'issueId=1&from=issue&action=resolve', { Origin: 'https://evil.example' })).status,
+      (
+        await post(action, 'issueId=1&from=issue&action=resolve', {
+          Origin: 'https://evil.example',
+        })
+      ).status,
     ).toBe(403);
     // What an <img> or a link on another site can send: no Origin, at most Sec-Fetch-Site.
     expect(
-      (await post(action, 'issueId=1&from=issue&action=resolve', { 'Sec-Fetch-Site': 'cross-site' })).status,
+      (
+        await post(action, 'issueId=1&from=issue&action=resolve', {
+          'Sec-Fetch-Site': 'cross-site',
+        })
+      ).status,
     ).toBe(403);
     const payload = encodeURIComponent(
       JSON.stringify({ data: { issueId: ['1'], from: 'issue', action: 'resolve' } }),
@@ -410,10 +420,12 @@ describe('resolve, ignore and reopen', () => {
     });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    expect((await post(action, 'issueId=1&from=issue&action=bogus', { Origin: server.url })).status).toBe(400);
-    expect((await post(action, 'issueId=99&from=issue&action=resolve', { Origin: server.url })).status).toBe(
-      404,
-    );
+    expect(
+      (await post(action, 'issueId=1&from=issue&action=bogus', { Origin: server.url })).status,
+    ).toBe(400);
+    expect(
+      (await post(action, 'issueId=99&from=issue&action=resolve', { Origin: server.url })).status,
+    ).toBe(404);
     expect(await statusOf(1)).toBe('unresolved');
   });
 

@@ -310,7 +310,8 @@ export function BulkTriage({ total, filters }: { total: number; filters: IssueLi
         <input type="checkbox" name="confirm" value="delete" /> Confirm a delete (it cannot be
         undone)
       </label>{' '}
-      <button type="submit">Apply</button>
+      {/* Not "Apply": the filters' button is. */}
+      <button type="submit">Change issues</button>
     </form>
   );
 }
