@@ -70,7 +70,7 @@ test('selects all on the page and resolves them, then deletes all that match a s
   await page.getByRole('searchbox', { name: 'Search' }).fill('is:resolved');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(issues(page)).toHaveCount(3);
-  await bulk(page).getByRole('radio', { name: 'All 3 issues matching this search' }).check();
+  await bulk(page).getByRole('radio', { name: 'All 3 issues that match, on every page' }).check();
   await bulk(page).getByRole('combobox', { name: 'Action' }).selectOption('Delete');
   await bulk(page)
     .getByRole('checkbox', { name: /Confirm a delete/ })

@@ -287,7 +287,8 @@ export function BulkTriage({ total, filters }: { total: number; filters: IssueLi
         </label>{' '}
         <label>
           <input type="radio" name="scope" value="matching" />{' '}
-          {`All ${countOf(total, 'issue')} matching this search`}
+          {/* No "search" in it: the search box is the one field labelled so. */}
+          {`All ${countOf(total, 'issue')} that match, on every page`}
         </label>
       </fieldset>
       <label>
