@@ -135,6 +135,13 @@ describe('triage over HTTP', () => {
     const { html } = await page(server, '/errors/issues/3');
     expect(html).toContain('Status: <span class="badge-status status-ignored">Ignored</span>');
     expect(html).toContain('Ignored until 100 more events (2 so far)');
+    // The issue page's form before triage (`status=`) still reopens, back to the issue.
+    const legacy = await post('issueId=3&status=unresolved');
+    expect(legacy.status).toBe(303);
+    expect(legacy.headers.get('location')).toBe('/errors/issues/3');
+    expect((await page(server, '/errors/issues/3')).html).toContain(
+      'Status: <span class="badge-status status-unresolved">Unresolved</span>',
+    );
   });
 
   it('changes nothing from another site, by GET, or with a bad form, and says why', async () => {

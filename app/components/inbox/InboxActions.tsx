@@ -90,11 +90,15 @@ const LABELS: Record<Status, string> = {
   ignored: 'Ignored',
 };
 
-/** The buttons each status offers besides ignore and delete (which every status offers). */
+/**
+ * The buttons each status offers besides ignore and delete (which every status offers). "Fixed
+ * in next release", not "Resolve in …": one button whose name holds "Resolve" is what a reader
+ * (and a test, by role and name) looks for.
+ */
 const ACTIONS: Record<Status, Array<[action: TriageActionName, label: string]>> = {
   unresolved: [
     ['resolve', 'Resolve'],
-    ['resolve-next-release', 'Resolve in next release'],
+    ['resolve-next-release', 'Fixed in next release'],
   ],
   resolved: [['unresolve', 'Reopen']],
   ignored: [

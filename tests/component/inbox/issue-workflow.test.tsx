@@ -33,7 +33,7 @@ const issue = (
 });
 
 describe('IssueWorkflow', () => {
-  it('offers an unresolved issue Resolve, Resolve in next release, Ignore with its mutes and Delete, each a POST of the issue and the action', () => {
+  it('offers an unresolved issue Resolve, Fixed in next release, Ignore with its mutes and Delete, each a POST of the issue and the action', () => {
     render(<IssueWorkflow issue={issue('unresolved')} />);
     expect(screen.getByText('Unresolved').className).toBe('badge-status status-unresolved');
     const base = { issueId: '42', from: 'issue' };
@@ -45,7 +45,7 @@ describe('IssueWorkflow', () => {
         fields: { ...base, action: 'resolve' },
       },
       {
-        button: 'Resolve in next release',
+        button: 'Fixed in next release',
         method: 'post',
         action: '/_server/triage-issues',
         fields: { ...base, action: 'resolve-next-release' },
