@@ -203,10 +203,10 @@ test('resolving an issue shows it resolved, and reopening it shows it unresolved
     const errors = collectPageErrors(page);
     await page.goto(`${own.url}/errors/issues/1`);
     await waitForHydration(page);
-    await page.getByRole('button', { name: 'Resolve', exact: true }).click();
+    await page.getByRole('button', { name: 'Resolve' }).click();
     await expect(page).toHaveURL(`${own.url}/errors/issues/1`);
     await expect(page.locator('.issue-workflow')).toContainText('Status: Resolved');
-    await expect(page.getByRole('button', { name: 'Resolve', exact: true })).toHaveCount(0);
+    await expect(page.getByRole('button', { name: 'Resolve' })).toHaveCount(0);
 
     await page.goto(`${own.url}/errors?status=resolved`);
     await expect(issues(page)).toHaveCount(1);
