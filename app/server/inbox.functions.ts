@@ -32,7 +32,10 @@ import {
   ISSUES_PAGE_SIZE,
   IssueInput,
   IssueListInput,
-  IssueStatusInput,
+  issueListFiltersOf,
+  type TriageFields,
+  TriageInput,
+  triageFieldsOf,
 } from './inbox/inbox-inputs';
 import { normaliseEventId, wellFormed } from './inbox/protocol-values';
 import type { ReleaseHealth } from './inbox/release-health';
@@ -43,8 +46,10 @@ import type {
   IssueDetail,
   IssueList,
   IssueSummary,
+  TriageTarget,
 } from './inbox/store/inbox-database.server';
 import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
+import { TRIAGE_ACTIONS } from './inbox/triage';
 import { warnLimited } from './logging/rate-limited-log';
 import { formPostRefusalOf, refusalResponse } from './security/state-change-guard';
 
@@ -111,8 +116,9 @@ export const listInboxIssues = createServerFn({ method: 'GET' })
     });
     const issues = await withTopFrames(db, list.issues);
     const clearing = db.clearProgress();
-    // A clear that a stopped thread left (or another worker's): this process's thread goes on.
-    if (clearing && !clearing.done) void inbox.ingestThread().upkeep();
+    // A clear or deletes that a stopped thread left (or another worker's): this process's thread
+    // goes on.
+    if ((clearing && !clearing.done) || db.deletesPending()) void inbox.ingestThread().upkeep();
     return wellFormed({
       ...(clearing && !clearing.done ? { clearing } : {}),
       kind: 'ready',
@@ -244,25 +250,82 @@ export const getInboxEvent = createServerFn({ method: 'GET' })
   });
 
 /**
- * Resolve, ignore or reopen: a plain HTML form's POST (works before hydration and without
- * JavaScript) under the clear form's rules, answered with a 303 back to the issue's page.
+ * Triage (inbox/triage.ts): resolve, resolve in the next release, ignore (forever or with a
+ * mute), reopen or delete, for one issue from its page or for many from the list (those ticked,
+ * or all that the list's search matches, the search run again here). A plain HTML form's POST
+ * (works before hydration and without JavaScript) under the clear form's rules, answered with a
+ * 303 back to the issue's page, or to the list with what was done. Deletes run on the ingest
+ * thread in batches, as the clear does: the answer waits a moment for them, never blocking.
  */
-export const setIssueStatus = createServerFn({ method: 'POST' })
-  .validator((input: unknown) =>
-    v.parse(IssueStatusInput, input instanceof FormData ? Object.fromEntries(input) : input),
-  )
+export const triageIssues = createServerFn({ method: 'POST' })
+  .validator((input: unknown) => v.parse(TriageInput, triageFieldsOf(input)))
   .handler(async ({ data }): Promise<never> => {
     const { inbox } = inboxOrNotFound();
-    const refusal = formPostRefusalOf(getWebRequest(), 'changes an issue');
+    const refusal = formPostRefusalOf(getWebRequest(), 'changes issues');
     if (refusal) throw refusalResponse(refusal);
     const problem = inbox.problem();
     if (problem) throw new Response(`The inbox cannot be changed: ${problem}`, { status: 503 });
-    if (!inbox.db().setStatus(data.issueId, data.status)) {
+    const action = TRIAGE_ACTIONS[data.action];
+    if (action.kind === 'delete' && data.confirm !== 'delete') {
+      throw badRequest('Deleting cannot be undone: tick the box that confirms it.');
+    }
+    const target = triageTargetOf(data);
+    const db = inbox.db();
+    const { changed, problems } = db.triage(target, action, Date.now());
+    if (problems.length > 0) throw badRequest(`Cannot search: ${problems.join('; ')}.`);
+    if (data.from === 'issue' && changed === 0) {
       throw new Response('There is no such issue.', { status: 404 });
     }
-    const back = `/errors/issues/${data.issueId}${data.event ? `?event=${data.event}` : ''}`;
-    throw new Response(null, { status: 303, headers: { Location: back } });
+    if (action.kind === 'delete' && changed > 0) {
+      await settledWithin(inbox.ingestThread().upkeep(), CLEAR_WAIT_MS);
+    }
+    throw seeOther(triageAnswerLocation(data, changed));
   });
+
+/** The issues a triage form names: those ticked, or all that its search matches. */
+function triageTargetOf(data: TriageFields): TriageTarget {
+  if (data.scope === 'selected') {
+    if (data.issueId.length === 0) {
+      throw badRequest('Tick at least one issue, or choose all that match the search.');
+    }
+    return { kind: 'ids', ids: data.issueId };
+  }
+  const filters = issueListFiltersOf({
+    ...(data.q === undefined ? {} : { q: data.q }),
+    ...(data.status === undefined ? {} : { status: data.status }),
+    ...(data.environment === undefined ? {} : { environment: data.environment }),
+    ...(data.release === undefined ? {} : { release: data.release }),
+  });
+  if (!filters) throw badRequest('The search is not one the list offers.');
+  const { page: _, sort: __, ...query } = filters;
+  return { kind: 'matching', query: { ...query, now: Date.now() } };
+}
+
+/**
+ * Back to the issue (and the event on view), or to the list's first page with its filters (the
+ * page it was on may be gone), saying what was done.
+ */
+function triageAnswerLocation(data: TriageFields, changed: number): string {
+  const [issueId] = data.issueId;
+  if (data.from === 'issue' && data.action !== 'delete' && issueId !== undefined) {
+    return `/errors/issues/${issueId}${data.event ? `?event=${data.event}` : ''}`;
+  }
+  const back = new URLSearchParams();
+  for (const key of ['q', 'status', 'environment', 'release', 'sort'] as const) {
+    const value = data[key];
+    if (value !== undefined) back.set(key, value);
+  }
+  back.set('did', data.action);
+  back.set('changed', String(changed));
+  return `/errors?${back}`;
+}
+
+function badRequest(reason: string): Response {
+  return new Response(reason, {
+    status: 400,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  });
+}
 
 /** How long the clear form's answer waits for the clear: a small inbox is empty by then. */
 const CLEAR_WAIT_MS = 1_000;

@@ -64,8 +64,8 @@ function seeded(): string {
     );
   });
   const db = openInboxDatabase(join(dir, DATABASE_FILE), { maxEvents: 10_000 });
-  db.setStatus(3, 'resolved');
-  db.setStatus(4, 'ignored');
+  db.triage({ kind: 'ids', ids: [3] }, { kind: 'resolve' }, NOW);
+  db.triage({ kind: 'ids', ids: [4] }, { kind: 'ignore', mute: { kind: 'forever' } }, NOW);
   db.close();
   return dir;
 }

@@ -366,7 +366,9 @@ describe('resolve, ignore and reopen', () => {
 
   it('resolves with a 303 back to the page, which then offers to reopen', async () => {
     const action = await statusAction();
-    const answer = await post(action, 'issueId=1&status=resolved', { Origin: server.url });
+    const answer = await post(action, 'issueId=1&from=issue&action=resolve', {
+      Origin: server.url,
+    });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe('/errors/issues/1');
     const { html } = await page(server, '/errors/issues/1');
@@ -374,7 +376,7 @@ describe('resolve, ignore and reopen', () => {
     expect(html).toMatch(/<button type="submit">Reopen<\/button>/);
     expect(listed((await page(server, '/errors?status=resolved')).html)).toEqual([TYPE_ERROR]);
     // Back to the event on view when one was named.
-    const back = await post(action, `issueId=1&status=unresolved&event=${id('2')}`, {
+    const back = await post(action, `issueId=1&from=issue&action=unresolve&event=${id('2')}`, {
       Origin: server.url,
     });
     expect(back.headers.get('location')).toBe(`/errors/issues/1?event=${id('2')}`);
@@ -382,7 +384,7 @@ describe('resolve, ignore and reopen', () => {
   });
 
   it('hides an ignored issue from the list by default, counting it, and shows it on asking', async () => {
-    const answer = await post(await statusAction(), 'issueId=1&status=ignored', {
+    const answer = await post(await statusAction(), 'issueId=1&from=issue&action=ignore', {
       Origin: server.url,
     });
     expect(answer.status).toBe(303);
@@ -396,29 +398,39 @@ describe('resolve, ignore and reopen', () => {
   it('changes nothing from another site, by GET, or with a bad form', async () => {
     const action = await statusAction();
     expect(
-      (await post(action, 'issueId=1&status=resolved', { Origin: 'https://evil.example' })).status,
+      (
+        await post(action, 'issueId=1&from=issue&action=resolve', {
+          Origin: 'https://evil.example',
+        })
+      ).status,
     ).toBe(403);
     // What an <img> or a link on another site can send: no Origin, at most Sec-Fetch-Site.
     expect(
-      (await post(action, 'issueId=1&status=resolved', { 'Sec-Fetch-Site': 'cross-site' })).status,
+      (
+        await post(action, 'issueId=1&from=issue&action=resolve', {
+          'Sec-Fetch-Site': 'cross-site',
+        })
+      ).status,
     ).toBe(403);
     const payload = encodeURIComponent(
-      JSON.stringify({ data: { issueId: '1', status: 'resolved' } }),
+      JSON.stringify({ data: { issueId: ['1'], from: 'issue', action: 'resolve' } }),
     );
     const get = await fetch(`${server.url}${action}?createServerFn&payload=${payload}`, {
       redirect: 'manual',
     });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    expect((await post(action, 'issueId=1&status=bogus', { Origin: server.url })).status).toBe(400);
-    expect((await post(action, 'issueId=99&status=resolved', { Origin: server.url })).status).toBe(
-      404,
-    );
+    expect(
+      (await post(action, 'issueId=1&from=issue&action=bogus', { Origin: server.url })).status,
+    ).toBe(400);
+    expect(
+      (await post(action, 'issueId=99&from=issue&action=resolve', { Origin: server.url })).status,
+    ).toBe(404);
     expect(await statusOf(1)).toBe('unresolved');
   });
 
   it('marks a resolved issue regressed when a new event of it arrives, in the list and on its page', async () => {
-    await post(await statusAction(), 'issueId=1&status=resolved', { Origin: server.url });
+    await post(await statusAction(), 'issueId=1&from=issue&action=resolve', { Origin: server.url });
     expect((await page(server, '/errors')).html).not.toContain('Regressed');
     seedInto(inboxDir, [
       seededEvent({

@@ -88,7 +88,7 @@ describe('searching the inbox the way an operator does', () => {
     const resolved = await fetch(`${server.url}${action}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url },
-      body: 'issueId=1&status=resolved',
+      body: 'issueId=1&from=issue&action=resolve',
       redirect: 'manual',
     });
     expect(resolved.status).toBe(303);

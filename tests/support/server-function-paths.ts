@@ -9,8 +9,8 @@ export const LIST_INBOX_ISSUES_FN =
   '/_server/app_server_inbox_functions_ts--listInboxIssues_createServerFn_handler';
 export const GET_INBOX_ISSUE_FN =
   '/_server/app_server_inbox_functions_ts--getInboxIssue_createServerFn_handler';
-export const SET_ISSUE_STATUS_FN =
-  '/_server/app_server_inbox_functions_ts--setIssueStatus_createServerFn_handler';
+export const TRIAGE_ISSUES_FN =
+  '/_server/app_server_inbox_functions_ts--triageIssues_createServerFn_handler';
 export const GET_INBOX_EVENT_FN =
   '/_server/app_server_inbox_functions_ts--getInboxEvent_createServerFn_handler';
 export const CLEAR_INBOX_FN =

@@ -7,28 +7,48 @@ import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import type { ReleaseHealth as Health } from '#app/server/inbox/release-health';
 import type { ListedIssue } from '#app/server/inbox.functions';
 import { Sparkline } from './Charts';
-import { countOf, formatUtc, isoOf, usersOf } from './format';
-import { StatusBadges } from './InboxActions';
+import { countOf, formatUtc, isoOf, triageNoteOf, usersOf } from './format';
+import { BULK_FORM_ID, StatusBadges } from './InboxActions';
 
 /**
  * The list of issues on /errors: its filters, each row with its counts and sparkline, and the
  * environment badge rows and issue pages share.
  */
-/** The issues, one row each: what, where, how often, whom and when, and its last 24 hours. */
-export function IssueList({ issues }: { issues: ListedIssue[] }) {
+/**
+ * The issues, one row each: what, where, how often, whom and when, and its last 24 hours;
+ * `selectable`, each with a checkbox of the bulk form (InboxActions.tsx `BulkTriage`).
+ */
+export function IssueList({
+  issues,
+  selectable = false,
+}: {
+  issues: ListedIssue[];
+  selectable?: boolean;
+}) {
   return (
     <ol className="issue-list" aria-label="Issues">
       {issues.map((issue) => (
-        <IssueRow key={issue.id} issue={issue} />
+        <IssueRow key={issue.id} issue={issue} selectable={selectable} />
       ))}
     </ol>
   );
 }
 
-export function IssueRow({ issue }: { issue: ListedIssue }) {
+export function IssueRow({ issue, selectable }: { issue: ListedIssue; selectable: boolean }) {
   const where = issue.topFrame ?? issue.culprit;
+  const note = triageNoteOf(issue);
   return (
     <li className={issue.regressed ? 'issue-row regressed' : 'issue-row'} data-testid="issue">
+      {selectable ? (
+        <input
+          type="checkbox"
+          className="issue-select"
+          name="issueId"
+          value={String(issue.id)}
+          form={BULK_FORM_ID}
+          aria-label={`Select ${issue.title || '(no title)'}`}
+        />
+      ) : null}
       <div className="issue-main">
         <p className="issue-heading">
           <Link
@@ -39,6 +59,7 @@ export function IssueRow({ issue }: { issue: ListedIssue }) {
             {issue.title || '(no title)'}
           </Link>{' '}
           <StatusBadges status={issue.status} regressed={issue.regressed} quiet />
+          {note ? <span className="triage-note"> {note}</span> : null}
         </p>
         {where ? (
           <p className="issue-culprit">

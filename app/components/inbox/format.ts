@@ -1,6 +1,7 @@
 /**
  * How the inbox writes counts and times: the small formatting rules every inbox view shares.
  */
+import type { TriageState } from '#app/server/inbox/triage';
 
 /** "1 envelope", "3 envelopes": a count with its noun, for page text. */
 export function countOf(count: number, singular: string, plural = `${singular}s`): string {
@@ -58,4 +59,30 @@ export function timeAgo(time: number, now: number): string {
     if (elapsed >= ms) return relative.format(-Math.floor(elapsed / ms), unit);
   }
   return 'just now';
+}
+
+/**
+ * What triage set, in words, while it holds: "Ignored until 2026-11-28 14:00:00 UTC", "Ignored
+ * until 100 more events (37 so far)", "Resolved in next release (after 1.2.3)". Undefined when
+ * there is nothing to add to the status (a plain resolve or ignore, or a time mute that passed).
+ */
+export function triageNoteOf(issue: {
+  status: TriageState['status'];
+  triage: TriageState;
+  count: number;
+  users: number;
+}): string | undefined {
+  const { triage } = issue;
+  if (triage.status === 'resolved' && triage.inNextRelease) {
+    const after = triage.inNextRelease.after;
+    return `Resolved in next release (after ${after === '' ? 'no release' : after})`;
+  }
+  // `status` is the issue's now: a time mute that passed shows as unresolved.
+  if (issue.status !== 'ignored' || triage.status !== 'ignored' || !triage.mute) return undefined;
+  const { mute } = triage;
+  if (mute.kind === 'time') return `Ignored until ${formatUtc(mute.target)}`;
+  const current = mute.kind === 'events' ? issue.count : issue.users;
+  const soFar = Math.max(0, current - (mute.target - mute.count));
+  const noun = mute.kind === 'events' ? 'event' : 'user';
+  return `Ignored until ${countOf(mute.count, `more ${noun}`, `more ${noun}s`)} (${soFar} so far)`;
 }

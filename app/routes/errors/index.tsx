@@ -1,6 +1,12 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
 import { countOf } from '#app/components/inbox/format';
-import { ClearInbox, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
+import {
+  BulkTriage,
+  ClearInbox,
+  SignOut,
+  StorageProblem,
+  TRIAGE_DONE,
+} from '#app/components/inbox/InboxActions';
 import {
   IssueFilters,
   IssueList,
@@ -69,8 +75,8 @@ function Issues({
   search: IssueListSearch;
 }) {
   const { totals } = inbox;
-  // The list's own params, for the page links: the filters stay, the clear's do not.
-  const { confirm: _, cleared: __, ...listSearch } = search;
+  // The list's own params, for the page links: the filters stay, the clear's and triage's do not.
+  const { confirm: _, cleared: __, did, changed, ...listSearch } = search;
   const received = receivedLine(inbox.itemCounts);
   return (
     <>
@@ -88,6 +94,11 @@ function Issues({
       ) : null}
       {search.cleared !== undefined ? (
         <p role="status">{`Inbox cleared: ${countOf(search.cleared, 'issue')} deleted.`}</p>
+      ) : null}
+      {did !== undefined && changed !== undefined ? (
+        <p role="status" data-testid="triage-done">
+          {`${countOf(changed, 'issue')} ${TRIAGE_DONE[did]}.`}
+        </p>
       ) : null}
       <p data-testid="inbox-counts">{countsLine(inbox)}</p>
       {totals.issues === 0 ? (
@@ -114,7 +125,10 @@ function Issues({
           ) : inbox.issues.length === 0 ? (
             <p>No issues match these filters.</p>
           ) : (
-            <IssueList issues={inbox.issues} />
+            <>
+              <BulkTriage total={inbox.total} filters={filters} />
+              <IssueList issues={inbox.issues} selectable />
+            </>
           )}
           {inbox.pageCount > 1 ? (
             <nav aria-label="Pages" className="inbox-pages">

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { normaliseEventId } from './protocol-values';
 import type { IssueSummary } from './store/inbox-database.server';
+import { TRIAGE_ACTION_NAMES, type TriageActionName } from './triage';
 
 export const ISSUES_PAGE_SIZE = 50;
 /** An issue's events listed on its page at a time, newest first. */
@@ -22,7 +23,6 @@ export const ISSUE_ORDER = {
 } as const satisfies Record<(typeof ISSUE_SORTS)[number], readonly (keyof IssueSummary)[]>;
 /** What the status filter may ask for; unset is unresolved and resolved (ignored hidden). */
 export const STATUS_FILTERS = ['unresolved', 'resolved', 'ignored', 'all'] as const;
-export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
 /** Longest filter or search text: environments and releases are at most 200 in Sentry. */
 export const MAX_FILTER_TEXT = 200;
 
@@ -53,12 +53,58 @@ export const InboxEventInput = v.object({
   eventId: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
 });
 
-/** Form fields are text: the issue id in digits, the event (to come back to) as stored. */
-export const IssueStatusInput = v.object({
-  issueId: v.pipe(v.string(), v.regex(/^[1-9]\d{0,15}$/), v.transform(Number), issueId),
-  status: v.picklist(ISSUE_STATUSES),
+const issueIdText = v.pipe(v.string(), v.regex(/^[1-9]\d{0,15}$/), v.transform(Number), issueId);
+const formText = v.pipe(v.string(), v.maxLength(MAX_FILTER_TEXT));
+
+/**
+ * A triage form's fields (../triage.ts), from an issue's page or the list's bulk form: the
+ * action; the issues ticked (at most a page of them: ids are never trusted beyond the page), or
+ * `scope=matching` for every issue the list's search (`q`, `status`, `environment`, `release`,
+ * sent along) matches, run again on the server; `confirm=delete` for a delete; where to go back
+ * to (`from`, `event`, `sort`).
+ */
+export const TriageInput = v.object({
+  action: v.picklist(TRIAGE_ACTION_NAMES),
+  issueId: v.optional(v.pipe(v.array(issueIdText), v.maxLength(ISSUES_PAGE_SIZE)), []),
+  scope: v.optional(v.picklist(['selected', 'matching']), 'selected'),
+  confirm: v.optional(v.literal('delete')),
+  from: v.optional(v.picklist(['list', 'issue']), 'list'),
   event: v.optional(storedEventId),
+  q: v.optional(formText),
+  status: v.optional(formText),
+  environment: v.optional(formText),
+  release: v.optional(formText),
+  sort: v.optional(formText),
 });
+export type TriageFields = v.InferOutput<typeof TriageInput>;
+
+/**
+ * A form post's fields as the input takes them: every `issueId` ticked (a plain object keeps one
+ * of a repeated key), an empty field left out (a hidden filter that is not set).
+ */
+export function triageFieldsOf(input: unknown): unknown {
+  if (!(input instanceof FormData)) return input;
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of input) {
+    if (key === 'issueId' || typeof value !== 'string' || value === '') continue;
+    fields[key] ??= value;
+  }
+  fields.issueId = input.getAll('issueId').filter((value) => typeof value === 'string');
+  // The issue page's form before triage (`issueId=1&status=resolved`), which scripts and
+  // bookmarklets may still send: the same change, back to the issue.
+  const legacy = LEGACY_STATUS_ACTIONS.get(String(fields.status));
+  if (fields.action === undefined && legacy !== undefined) {
+    const { status: _, ...rest } = fields;
+    return { ...rest, action: legacy, from: 'issue' };
+  }
+  return fields;
+}
+
+const LEGACY_STATUS_ACTIONS = new Map<string, TriageActionName>([
+  ['resolved', 'resolve'],
+  ['unresolved', 'unresolve'],
+  ['ignored', 'ignore'],
+]);
 
 /** The confirmation the clear form sends: without it nothing is deleted. */
 export const ClearInboxInput = v.object({ confirm: v.literal('clear') });
@@ -75,6 +121,9 @@ type ListKey = (typeof LIST_KEYS)[number];
 export type IssueListSearch = Partial<Record<ListKey, string>> & {
   confirm?: 'clear';
   cleared?: number;
+  /** What a triage form did (`did`) and to how many issues (`changed`), for its notice. */
+  did?: TriageActionName;
+  changed?: number;
 };
 
 export function issueListSearchOf(search: Record<string, unknown>): IssueListSearch {
@@ -87,6 +136,17 @@ export function issueListSearchOf(search: Record<string, unknown>): IssueListSea
   if (firstText(search.confirm) === 'clear') picked.confirm = 'clear';
   const cleared = firstText(search.cleared);
   if (cleared !== undefined && /^\d{1,15}$/.test(cleared)) picked.cleared = Number(cleared);
+  const did = firstText(search.did);
+  const changed = firstText(search.changed);
+  if (
+    did !== undefined &&
+    (TRIAGE_ACTION_NAMES as string[]).includes(did) &&
+    changed !== undefined &&
+    /^\d{1,15}$/.test(changed)
+  ) {
+    picked.did = did as TriageActionName;
+    picked.changed = Number(changed);
+  }
   return picked;
 }
 

@@ -14,6 +14,7 @@ const issue = (overrides: Partial<ListedIssue> = {}): ListedIssue => ({
   culprit: 'example-page.js in handleThrowClick',
   level: 'error',
   status: 'unresolved',
+  triage: { status: 'unresolved' },
   regressed: false,
   firstSeen: NOW - 49 * HOUR,
   lastSeen: NOW,
@@ -98,6 +99,39 @@ describe('IssueList', () => {
     expect(badge(resolved, 'Resolved')).toBeTruthy();
     expect(badge(ignored, 'Ignored')).toBeTruthy();
     expect(within(resolved as HTMLElement).queryByText('Regressed')).toBeNull();
+  });
+
+  it('offers each row to the bulk form when selectable, and says what a mute holds', async () => {
+    await renderInRouter(
+      <IssueList
+        selectable
+        issues={[
+          issue(),
+          issue({
+            id: 8,
+            title: 'Muted one',
+            status: 'ignored',
+            count: 137,
+            triage: { status: 'ignored', mute: { kind: 'events', target: 200, count: 100 } },
+          }),
+        ]}
+      />,
+    );
+    const boxes = rows().map((row) => within(row).getByRole('checkbox') as HTMLInputElement);
+    expect(boxes.map((box) => [box.name, box.value, box.getAttribute('form')])).toEqual([
+      ['issueId', '7', 'bulk-triage'],
+      ['issueId', '8', 'bulk-triage'],
+    ]);
+    expect(screen.getByRole('checkbox', { name: 'Select Muted one' })).toBe(boxes[1]);
+    expect(rows()[1]?.querySelector('.triage-note')?.textContent).toBe(
+      ' Ignored until 100 more events (37 so far)',
+    );
+    expect(rows()[0]?.querySelector('.triage-note')).toBeNull();
+  });
+
+  it('has no checkbox when it is not selectable', async () => {
+    await renderInRouter(<IssueList issues={[issue()]} />);
+    expect(within(rows()[0] as HTMLElement).queryByRole('checkbox')).toBeNull();
   });
 
   it('keeps hostile titles and culprits as text', async () => {

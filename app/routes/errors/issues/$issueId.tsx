@@ -70,12 +70,7 @@ function Issue({ page }: { page: InboxIssue }) {
           <code>{issue.culprit}</code>
         </p>
       ) : null}
-      <IssueWorkflow
-        issueId={issue.id}
-        status={issue.status}
-        regressed={issue.regressed}
-        eventId={shownEventId}
-      />
+      <IssueWorkflow issue={issue} eventId={shownEventId} />
       <div className="issue-layout">
         <aside className="issue-side" aria-label="About this issue">
           <dl className="facts issue-facts">

@@ -10,6 +10,7 @@ import type {
   IssueSummary,
   ListedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
+import type { TriageState } from '#app/server/inbox/triage';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -29,6 +30,12 @@ export interface ApiIssue {
   status: 'unresolved' | 'resolved' | 'ignored';
   /** `regressed`: seen again after it was resolved (unresolved since); else null. */
   substatus: 'regressed' | null;
+  /**
+   * How long it stays ignored, or that it was resolved in the next release, in Sentry's names:
+   * `ignoreUntil` (ISO), `ignoreCount` / `ignoreUserCount` (how many more it was muted for),
+   * `inNextRelease`; empty otherwise.
+   */
+  statusDetails: StatusDetails;
   /** Events counted, a string of digits as Sentry's. */
   count: string;
   /** Distinct users its events named (a floor past the inbox's cap per issue). */
@@ -39,6 +46,13 @@ export interface ApiIssue {
   permalink: string;
   /** Events per hour for the last 24 hours. */
   stats: { '24h': StatsBucket[] };
+}
+
+export interface StatusDetails {
+  ignoreUntil?: string;
+  ignoreCount?: number;
+  ignoreUserCount?: number;
+  inNextRelease?: true;
 }
 
 export interface ApiIssueDetail extends ApiIssue {
@@ -87,6 +101,7 @@ export function apiIssueOf(issue: IssueSummary, now: number, linkOf: LinkOf): Ap
     level: issue.level,
     status: issue.status,
     substatus: issue.regressed ? 'regressed' : null,
+    statusDetails: statusDetailsOf(issue.status, issue.triage),
     count: String(issue.count),
     userCount: issue.users,
     firstSeen: isoOf(issue.firstSeen),
@@ -94,6 +109,23 @@ export function apiIssueOf(issue: IssueSummary, now: number, linkOf: LinkOf): Ap
     permalink: linkOf(`/errors/issues/${issue.id}`),
     stats: { '24h': buckets(issue.hourly, Math.floor(now / HOUR_MS), HOUR_MS) },
   };
+}
+
+/** Sentry's statusDetails of what triage set, for the status the issue has now. */
+function statusDetailsOf(status: IssueSummary['status'], triage: TriageState): StatusDetails {
+  if (status === 'resolved' && triage.status === 'resolved' && triage.inNextRelease) {
+    return { inNextRelease: true };
+  }
+  if (status !== 'ignored' || triage.status !== 'ignored' || triage.mute === undefined) return {};
+  const mute = triage.mute;
+  switch (mute.kind) {
+    case 'time':
+      return { ignoreUntil: isoOf(mute.target) };
+    case 'events':
+      return { ignoreCount: mute.count };
+    case 'users':
+      return { ignoreUserCount: mute.count };
+  }
 }
 
 export function apiIssueDetailOf(issue: IssueDetail, now: number, linkOf: LinkOf): ApiIssueDetail {

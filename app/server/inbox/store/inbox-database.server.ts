@@ -23,13 +23,23 @@
  *   is ever stored as one.
  *
  * Clearing is a job in batches (`requestClear`, then `clearStep` on the ingest thread until it
- * is done, then `reclaimSpace`), so that no transaction holds the file for long.
+ * is done, then `reclaimSpace`), so that no transaction holds the file for long; so is deleting
+ * issues (`triage` marks them, `deleteStep` deletes them a batch of events at a time).
  */
 import Database from 'better-sqlite3';
 import { ISSUE_ORDER } from '../inbox-inputs';
 import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
-import { MAX_KNOWN_TAG_KEYS, searchSqlOf } from './issue-search-sql';
+import { releaseIsNewer } from '../release-order';
+import {
+  type Mute,
+  muteOf,
+  regresses,
+  statusNow,
+  type TriageAction,
+  type TriageState,
+} from '../triage';
+import { MAX_KNOWN_TAG_KEYS, searchSqlOf, statusSql } from './issue-search-sql';
 import { firstEventTags, MAX_TAG_KEYS, MAX_TAG_VALUES, OTHER_TAG_VALUE } from './issue-tags';
 import { MIGRATIONS } from './migrations';
 import {
@@ -105,7 +115,10 @@ export interface IssueSummary {
   title: string;
   culprit: string;
   level: string;
+  /** As the pages show it now: an ignored issue whose time mute passed is unresolved. */
   status: IssueStatus;
+  /** What triage set: the mute, or the release it was resolved after (../triage.ts). */
+  triage: TriageState;
   regressed: boolean;
   firstSeen: number;
   lastSeen: number;
@@ -207,7 +220,17 @@ export interface InboxDatabase {
   issueOfEvent(eventId: string): number | undefined;
   /** Each issue's latest stored event id, without payloads (for the list's top frames). */
   latestEventIds(issueIds: readonly number[]): Map<number, string>;
-  setStatus(issueId: number, status: IssueStatus): boolean;
+  /**
+   * Resolves, ignores (with a mute), reopens or deletes issues: those named, or all that a list
+   * query matches now (its search run again here). Says how many it changed, or why the search
+   * could not run. A delete only marks them (hidden at once, their hashes gone): `deleteStep`
+   * deletes them, off the page thread.
+   */
+  triage(target: TriageTarget, action: TriageAction, now: number): TriageResult;
+  /** One batch of the deletes asked for; false when none is left. */
+  deleteStep(): boolean;
+  /** Deleted issues are waiting for `deleteStep`. */
+  deletesPending(): boolean;
   /** Environments and releases seen, for the filters. */
   facets(): { environments: string[]; releases: string[] };
   releaseHealth(): ReleaseHealth[];
@@ -229,6 +252,17 @@ export interface InboxDatabase {
   /** Copies the WAL into the file and truncates it, when no reader holds it meanwhile. */
   checkpoint(): void;
   close(): void;
+}
+
+/** The issues a triage action applies to: those named, or every one a list query matches. */
+export type TriageTarget =
+  | { kind: 'ids'; ids: readonly number[] }
+  | { kind: 'matching'; query: Omit<IssueQuery, 'sort' | 'page' | 'pageSize'> };
+
+export interface TriageResult {
+  changed: number;
+  /** What in a `matching` search cannot be searched; nothing changed then. */
+  problems: string[];
 }
 
 export interface ClearProgress {
@@ -265,6 +299,8 @@ const SEARCH_INDEX_OPTIMIZE = `INSERT INTO issue_text (issue_text) VALUES ('opti
   INSERT INTO issue_url_text (issue_url_text) VALUES ('optimize');`;
 const EVICTION_BATCH = 20;
 const CLEAR_BATCH = 200;
+/** A deleted issue's events deleted per transaction, so that ingest waits for one batch at most. */
+const DELETE_BATCH = 500;
 /**
  * Distinct users kept per issue (decision 1121): a client can name a new user in every event,
  * and each would be a row. Past it the issue notes that more came, and shows "1,000+ users".
@@ -363,7 +399,9 @@ function inboxDatabase(
       }
     }
     let isNewIssue = false;
-    let regressed = false;
+    // The issue's triage state and counts before this event, for whether it regresses it.
+    let before: { state: TriageState; events: number; users: number } | undefined;
+    let releaseFirstSeen: number | undefined;
     const seen = Math.min(event.timestamp, receivedAt);
     if (issueId === undefined) {
       isNewIssue = true;
@@ -380,8 +418,13 @@ function inboxDatabase(
         }).lastInsertRowid,
       );
     } else {
-      const before = s.issueStatus.get(issueId) as { status: IssueStatus };
-      regressed = before.status === 'resolved';
+      const row = s.issueTriage.get(issueId) as IssueRow;
+      before = { state: triageStateOf(row), events: row.event_count, users: row.user_count };
+      // Read before this event counts its release: was it seen before the resolution?
+      if (before.state.status === 'resolved' && before.state.inNextRelease) {
+        const first = s.releaseFirstSeen.get(event.release) as { at: number | null };
+        releaseFirstSeen = first.at ?? undefined;
+      }
       s.updateIssue.run({
         id: issueId,
         title: event.title,
@@ -390,7 +433,6 @@ function inboxDatabase(
         level: event.level,
         seen,
         release: event.release,
-        regressed: regressed ? 1 : 0,
       });
     }
     // Every hash the event has now points at its issue: a later change of algorithm (a new
@@ -423,7 +465,24 @@ function inboxDatabase(
         else if (key === 'url') s.noteUrl.run(issueId, value);
       }
     }
-    if (event.userKey !== undefined) noteUser(s, issueId, event.userKey);
+    const newUser = event.userKey !== undefined && noteUser(s, issueId, event.userKey);
+    const state = before?.state;
+    const regressed =
+      before !== undefined &&
+      state !== undefined &&
+      regresses(state, {
+        now: receivedAt,
+        events: before.events + 1,
+        users: before.users + (newUser ? 1 : 0),
+        releaseIsNewer: () =>
+          state.status === 'resolved' &&
+          state.inNextRelease !== undefined &&
+          releaseIsNewer(event.release, state.inNextRelease.after, {
+            firstSeen: releaseFirstSeen,
+            resolvedAt: state.inNextRelease.at,
+          }),
+      });
+    if (regressed) s.regress.run(issueId);
     s.insertEvent.run({
       eventId: event.eventId,
       issueId,
@@ -438,16 +497,20 @@ function inboxDatabase(
     return { kind: 'stored', issueId, isNewIssue, regressed };
   };
 
-  /** A user the issue has not seen yet is kept while it has fewer than its cap, else noted. */
-  const noteUser = (s: WriteStatements, issueId: number, userKey: string) => {
-    if (s.userExists.get(issueId, userKey)) return;
+  /**
+   * A user the issue has not seen yet is kept while it has fewer than its cap, else noted. Says
+   * whether it was counted.
+   */
+  const noteUser = (s: WriteStatements, issueId: number, userKey: string): boolean => {
+    if (s.userExists.get(issueId, userKey)) return false;
     const { user_count } = s.userCount.get(issueId) as { user_count: number };
     if (user_count >= MAX_USERS_PER_ISSUE) {
       s.notePastCap.run(issueId);
-      return;
+      return false;
     }
     s.insertUser.run(issueId, userKey);
     s.countUser.run(issueId);
+    return true;
   };
 
   const recordSession = (s: WriteStatements, given: PreparedSession, receivedAt: number) => {
@@ -544,6 +607,75 @@ function inboxDatabase(
     return { total: Math.max(job.total, deleted), deleted, done };
   });
 
+  /** One issue's triage: false when there is no such issue (or it is being deleted). */
+  const triageOne = (
+    s: WriteStatements,
+    id: number,
+    action: TriageAction,
+    now: number,
+  ): boolean => {
+    const row = s.issueTriage.get(id) as IssueRow | undefined;
+    if (!row || row.deleted_at !== null) return false;
+    if (action.kind === 'delete') {
+      // Its hashes go now: an event of it from now on makes a new issue.
+      s.markDeleted.run(now, id);
+      s.deleteHashes.run(id);
+      return true;
+    }
+    const mute =
+      action.kind === 'ignore'
+        ? muteOf(action.mute, { now, events: row.event_count, users: row.user_count })
+        : undefined;
+    const next = action.kind === 'resolve-next-release';
+    s.setTriage.run({
+      id,
+      status:
+        action.kind === 'ignore'
+          ? 'ignored'
+          : action.kind === 'unresolve'
+            ? 'unresolved'
+            : 'resolved',
+      muteKind: mute?.kind ?? null,
+      muteTarget: mute?.target ?? null,
+      muteCount: mute && mute.kind !== 'time' ? mute.count : null,
+      resolvedAfter: next ? row.last_release : null,
+      resolvedAt: next ? now : null,
+    });
+    return true;
+  };
+
+  const triage = db.transaction(
+    (target: TriageTarget, action: TriageAction, now: number): TriageResult => {
+      const s = statements.write();
+      let ids: readonly number[];
+      if (target.kind === 'ids') ids = target.ids;
+      else {
+        const matched = matchingIssues(statements, { ...target.query, now });
+        if (matched.problems.length > 0) return { changed: 0, problems: matched.problems };
+        ids = (
+          db.prepare(`SELECT id FROM issues ${matched.listed}`).all(...matched.bound) as Array<{
+            id: number;
+          }>
+        ).map((row) => row.id);
+      }
+      let changed = 0;
+      for (const id of ids) if (triageOne(s, id, action, now)) changed++;
+      return { changed, problems: [] };
+    },
+  );
+
+  const deleteStep = db.transaction((): boolean => {
+    const s = statements.write();
+    const next = s.nextDeleted.get() as { id: number } | undefined;
+    if (!next) return false;
+    // Its events a batch at a time, then the issue with what is left (its counts, tags, users:
+    // bounded per issue), by ON DELETE CASCADE.
+    if (s.deleteEventsOf.run(next.id, DELETE_BATCH).changes < DELETE_BATCH) {
+      s.deleteIssue.run(next.id);
+    }
+    return true;
+  });
+
   return {
     // IMMEDIATE: the write lock at BEGIN. A deferred transaction reads first, and when another
     // worker's ingest thread commits in between, SQLite cannot wait for its upgrade to a
@@ -552,7 +684,7 @@ function inboxDatabase(
     listIssues: (query) => listIssues(db, statements, query),
     issue(id, now) {
       const row = statements.issueById.get(id) as IssueRow | undefined;
-      if (!row) return undefined;
+      if (!row || row.deleted_at !== null) return undefined;
       const summary = summaryOf(row, statements, now);
       const dayFrom = Math.floor(now / DAY_MS) - 29;
       const daily = Array<number>(30).fill(0);
@@ -650,9 +782,9 @@ function inboxDatabase(
       }
       return ids;
     },
-    setStatus(issueId, status) {
-      return statements.write().setStatus.run({ status, id: issueId }).changes > 0;
-    },
+    triage: (target, action, now) => triage.immediate(target, action, now),
+    deleteStep: () => deleteStep.immediate(),
+    deletesPending: () => statements.anyDeleted.get() !== undefined,
     facets() {
       return {
         environments: (statements.environments.all() as Array<{ v: string }>).map((r) => r.v),
@@ -740,6 +872,12 @@ interface IssueRow {
   culprit: string;
   level: string;
   status: IssueStatus;
+  mute_kind: Mute['kind'] | null;
+  mute_target: number | null;
+  mute_count: number | null;
+  resolved_after_release: string | null;
+  resolved_at: number | null;
+  deleted_at: number | null;
   regressed: number;
   first_seen: number;
   last_seen: number;
@@ -748,6 +886,29 @@ interface IssueRow {
   last_release: string;
   user_count: number;
   users_past_cap: number;
+}
+
+/** The triage state a row holds (migration 9). */
+function triageStateOf(row: IssueRow): TriageState {
+  switch (row.status) {
+    case 'unresolved':
+      return { status: 'unresolved' };
+    case 'resolved':
+      return row.resolved_after_release === null
+        ? { status: 'resolved' }
+        : {
+            status: 'resolved',
+            inNextRelease: { after: row.resolved_after_release, at: row.resolved_at ?? 0 },
+          };
+    case 'ignored': {
+      if (row.mute_kind === null || row.mute_target === null) return { status: 'ignored' };
+      const mute: Mute =
+        row.mute_kind === 'time'
+          ? { kind: 'time', target: row.mute_target }
+          : { kind: row.mute_kind, target: row.mute_target, count: row.mute_count ?? 0 };
+      return { status: 'ignored', mute };
+    }
+  }
 }
 
 interface ListedEventRow {
@@ -804,7 +965,11 @@ function prepare(db: Database.Database, readonly: boolean) {
     latestEventId: db.prepare(
       'SELECT event_id FROM events WHERE issue_id = ? ORDER BY received_at DESC, id DESC LIMIT 1',
     ),
-    issueOfEvent: db.prepare('SELECT issue_id FROM events WHERE event_id = ?'),
+    issueOfEvent: db.prepare(
+      `SELECT issue_id FROM events JOIN issues ON issues.id = events.issue_id
+       WHERE event_id = ? AND deleted_at IS NULL`,
+    ),
+    anyDeleted: db.prepare('SELECT 1 FROM issues WHERE deleted_at IS NOT NULL LIMIT 1'),
     newestEvents: db.prepare(ISSUE_EVENTS_SQL.newest),
     eventsBefore: db.prepare(ISSUE_EVENTS_SQL.before),
     newerEvent: db.prepare(
@@ -834,8 +999,9 @@ function prepare(db: Database.Database, readonly: boolean) {
       'SELECT up_to, total, deleted, requested_at, finished_at FROM inbox_clear WHERE id = 1',
     ),
     totals: db.prepare(
-      `SELECT (SELECT count(*) FROM issues) AS issues,
-              (SELECT coalesce(sum(event_count), 0) FROM issues) AS events,
+      `SELECT (SELECT count(*) FROM issues)
+                - (SELECT count(*) FROM issues WHERE deleted_at IS NOT NULL) AS issues,
+              (SELECT coalesce(sum(event_count), 0) FROM issues WHERE deleted_at IS NULL) AS events,
               (SELECT n FROM row_counts WHERE name = 'events') AS storedEvents`,
     ),
   };
@@ -887,14 +1053,27 @@ function prepareWrites(db: Database.Database) {
     ),
     eventExists: db.prepare('SELECT 1 FROM events WHERE event_id = ?'),
     issueOfHash: db.prepare('SELECT issue_id FROM issue_hashes WHERE hash = ?'),
-    issueStatus: db.prepare('SELECT status FROM issues WHERE id = ?'),
+    issueTriage: db.prepare(
+      `SELECT status, mute_kind, mute_target, mute_count, resolved_after_release, resolved_at,
+         deleted_at, event_count, user_count, last_release FROM issues WHERE id = ?`,
+    ),
+    // Across issues (the release's own index): when the release was first seen, if ever.
+    releaseFirstSeen: db.prepare(
+      'SELECT min(first_seen) AS at FROM issue_releases WHERE release = ?',
+    ),
+    // An ignored issue's mute ended, or a resolved one seen again (../triage.ts `regresses`).
+    regress: db.prepare(
+      `UPDATE issues SET status = 'unresolved', regressed = 1, mute_kind = NULL,
+         mute_target = NULL, mute_count = NULL, resolved_after_release = NULL, resolved_at = NULL
+       WHERE id = ?`,
+    ),
     insertIssue: db.prepare(
       `INSERT INTO issues (title, culprit, message, level, platform, status, regressed, first_seen,
          last_seen, event_count, first_release, last_release, grouping_config)
        VALUES (@title, @culprit, @message, @level, @platform, 'unresolved', 0, @seen, @seen, 1,
          @release, @release, @config)`,
     ),
-    // The newest event names the issue, as in Sentry; a resolved issue seen again regresses.
+    // The newest event names the issue, as in Sentry (whether it regresses: `regress`).
     updateIssue: db.prepare(
       `UPDATE issues SET
          title = CASE WHEN @seen >= last_seen THEN @title ELSE title END,
@@ -904,9 +1083,7 @@ function prepareWrites(db: Database.Database) {
          last_release = CASE WHEN @seen >= last_seen THEN @release ELSE last_release END,
          first_seen = min(first_seen, @seen),
          last_seen = max(last_seen, @seen),
-         event_count = event_count + 1,
-         status = CASE WHEN @regressed = 1 THEN 'unresolved' ELSE status END,
-         regressed = CASE WHEN @regressed = 1 THEN 1 ELSE regressed END
+         event_count = event_count + 1
        WHERE id = @id`,
     ),
     insertHash: db.prepare('INSERT OR IGNORE INTO issue_hashes (hash, issue_id) VALUES (?, ?)'),
@@ -1004,9 +1181,23 @@ function prepareWrites(db: Database.Database) {
     noteClearStep: db.prepare(
       'UPDATE inbox_clear SET deleted = @deleted, finished_at = @finished WHERE id = 1',
     ),
-    setStatus: db.prepare(
-      `UPDATE issues SET status = @status, regressed = CASE WHEN @status = 'unresolved' THEN regressed ELSE 0 END WHERE id = @id`,
+    // A new status drops the last one's mute and release: each action sets its own.
+    setTriage: db.prepare(
+      `UPDATE issues SET status = @status,
+         regressed = CASE WHEN @status = 'unresolved' THEN regressed ELSE 0 END,
+         mute_kind = @muteKind, mute_target = @muteTarget, mute_count = @muteCount,
+         resolved_after_release = @resolvedAfter, resolved_at = @resolvedAt
+       WHERE id = @id`,
     ),
+    markDeleted: db.prepare('UPDATE issues SET deleted_at = ? WHERE id = ?'),
+    deleteHashes: db.prepare('DELETE FROM issue_hashes WHERE issue_id = ?'),
+    nextDeleted: db.prepare(
+      'SELECT id FROM issues INDEXED BY issues_deleted WHERE deleted_at IS NOT NULL ORDER BY id LIMIT 1',
+    ),
+    deleteEventsOf: db.prepare(
+      'DELETE FROM events WHERE id IN (SELECT id FROM events WHERE issue_id = ? ORDER BY id LIMIT ?)',
+    ),
+    deleteIssue: db.prepare('DELETE FROM issues WHERE id = ?'),
     pruneSessionOutcomes: db.prepare('DELETE FROM session_outcomes WHERE seen_at < ?'),
     healthRowExists: db.prepare(
       'SELECT 1 FROM release_health WHERE release = ? AND environment = ?',
@@ -1055,18 +1246,26 @@ function afterSqlOf(sort: IssueSort, after: readonly number[]) {
   return { sql: `(${SORT_KEY_SQL[sort]}) < (${values.join(', ')})`, params };
 }
 
-function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
+/**
+ * What a list query matches, as SQL over `issues`: the search, the filters, never an issue being
+ * deleted, and ignored issues hidden unless a status is asked for (by the filter or by `is:`).
+ * The list and the bulk actions' "all matching" read the same.
+ */
+function matchingIssues(
+  statements: Statements,
+  query: Omit<IssueQuery, 'sort' | 'page' | 'pageSize' | 'after'>,
+) {
   const search = parseIssueSearch(query.search ?? '');
-  const searched = searchSqlOf(search.terms);
+  const searched = searchSqlOf(search.terms, query.now);
   const problems = [...search.problems, ...unknownTagKeys(statements, searched.tagKeys)];
-  if (problems.length > 0) {
-    return { issues: [], total: 0, events: 0, problems, page: 1, pageCount: 1, hiddenIgnored: 0 };
-  }
-  const where: string[] = [...searched.where];
+  const where: string[] = [...searched.where, 'deleted_at IS NULL'];
   const params: Record<string, unknown> = { ...searched.params };
+  const bindNow = () => {
+    params.now = query.now;
+    return '@now';
+  };
   if (query.status !== undefined && query.status !== 'all') {
-    where.push('status = @status');
-    params.status = query.status;
+    where.push(statusSql(query.status, bindNow));
   }
   if (query.environment !== undefined) {
     where.push('id IN (SELECT issue_id FROM issue_environments WHERE environment = @environment)');
@@ -1076,16 +1275,29 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
     where.push('id IN (SELECT issue_id FROM issue_releases WHERE release = @release)');
     params.release = query.release;
   }
-  // Unless a status is asked for (by the filter or by `is:`), ignored issues are hidden, counted.
   const hidesIgnored = query.status === undefined && !searched.namesStatus;
-  const whereSql = (extra?: string) => {
-    const all = extra === undefined ? where : [...where, extra];
-    return all.length > 0 ? `WHERE ${all.join(' AND ')}` : '';
-  };
-  const listed = whereSql(hidesIgnored ? "status <> 'ignored'" : undefined);
+  const ignored = statusSql('ignored', bindNow);
+  const whereSql = (extra?: string) =>
+    `WHERE ${[...where, ...(extra ? [extra] : [])].join(' AND ')}`;
+  const listed = whereSql(hidesIgnored ? `NOT ${ignored}` : undefined);
+  const hiddenIgnored = hidesIgnored ? whereSql(ignored) : undefined;
   // better-sqlite3 refuses named values a statement does not use: none when nothing filters
-  // (every statement below holds all of `where`).
+  // (every statement holds all of `where`, and each holds the ignored test when one does).
   const bound = Object.keys(params).length > 0 ? [params] : [];
+  return { problems, params, bound, listed, hiddenIgnored };
+}
+
+function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
+  const {
+    problems,
+    params,
+    bound,
+    listed,
+    hiddenIgnored: ignoredSql,
+  } = matchingIssues(statements, query);
+  if (problems.length > 0) {
+    return { issues: [], total: 0, events: 0, problems, page: 1, pageCount: 1, hiddenIgnored: 0 };
+  }
   const counted = `SELECT count(*) AS n, coalesce(sum(event_count), 0) AS events FROM issues ${listed}`;
   const { n: total, events } = db.prepare(counted).get(...bound) as {
     n: number;
@@ -1095,7 +1307,7 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
   const page = Math.min(Math.max(1, query.page), pageCount);
   // A cursor narrows the page's rows only: `total` still counts every issue that matches.
   const after = query.after === undefined ? undefined : afterSqlOf(query.sort, query.after);
-  const paged = after ? `${listed === '' ? 'WHERE' : `${listed} AND`} ${after.sql}` : listed;
+  const paged = after ? `${listed} AND ${after.sql}` : listed;
   // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
   const rows =
     total === 0
@@ -1110,8 +1322,7 @@ function listIssues(db: Database.Database, statements: Statements, query: IssueQ
             limit: query.pageSize,
             offset: (page - 1) * query.pageSize,
           }) as IssueRow[]);
-  const ignoredSql = whereSql("status = 'ignored'");
-  const { n: hiddenIgnored } = hidesIgnored
+  const { n: hiddenIgnored } = ignoredSql
     ? (db.prepare(`SELECT count(*) AS n FROM issues ${ignoredSql}`).get(...bound) as { n: number })
     : { n: 0 };
   return {
@@ -1148,12 +1359,14 @@ function summaryOf(row: IssueRow, statements: Statements, now: number): IssueSum
     const slot = hour - (lastHour - 23);
     if (slot >= 0 && slot < 24) hourly[slot] = count;
   }
+  const triage = triageStateOf(row);
   return {
     id: row.id,
     title: row.title,
     culprit: row.culprit,
     level: row.level,
-    status: row.status,
+    status: statusNow(triage, now),
+    triage,
     regressed: row.regressed === 1,
     firstSeen: row.first_seen,
     lastSeen: row.last_seen,

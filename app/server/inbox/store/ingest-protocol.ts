@@ -37,7 +37,7 @@ export interface IngestRefused {
 
 export type IngestAnswer = IngestAccepted | IngestRefused;
 
-/** Asks the thread to go on with the inbox's upkeep: a clear asked for (decision 1001). */
+/** Asks the thread to go on with the inbox's upkeep: a clear or deletes asked for (decision 1001). */
 export interface UpkeepRequest {
   kind: 'upkeep';
 }
@@ -46,7 +46,7 @@ export interface UpkeepRequest {
 export type IngestNotice =
   /** Issues evicted to keep the file within MONITORING_INBOX_MAX_MB. */
   | { kind: 'evicted'; issues: number }
-  /** No upkeep is left to do (a clear finished, its space given back). */
+  /** No upkeep is left to do (a clear or deletes finished, their space given back). */
   | { kind: 'upkeep-done' };
 
 export function isIngestNotice(message: unknown): message is IngestNotice {

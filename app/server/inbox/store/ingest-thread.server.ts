@@ -15,7 +15,7 @@
  *   a queue full of equals refuses the newcomer (`busy`, 503), and so does a wait past
  *   `maxWaitMs`: a refusal the SDK keeps and retries beats an answer after 10 s.
  * - The thread keeps the process alive only while it has work; `settled()` lets a shutdown wait.
- * - `upkeep()` asks it to go on with a clear asked for (decision 1001); what it tells besides
+ * - `upkeep()` asks it to go on with a clear or deletes asked for (decision 1001); what it tells besides
  *   its answers (issues evicted at the cap) goes to `onNotice`.
  */
 import { existsSync } from 'node:fs';

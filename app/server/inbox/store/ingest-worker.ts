@@ -91,7 +91,7 @@ function serveIngest(): void {
     if (isUpkeepRequest(message)) upkeep();
     else ingest(message);
   });
-  // A clear that a stopped thread (or process) left unfinished goes on.
+  // A clear or deletes that a stopped thread (or process) left unfinished go on.
   upkeep();
 }
 
@@ -100,14 +100,18 @@ function isUpkeepRequest(message: unknown): message is UpkeepRequest {
 }
 
 /**
- * What the inbox has to do besides storing, a step at a time: a batch of the clear under way;
- * once it is done, free pages given back to the file system a transaction at a time, and the
- * WAL checkpointed and truncated, so that the file shrinks on disk. A step says whether there is
- * more to do.
+ * What the inbox has to do besides storing, a step at a time: a batch of the issues deleted
+ * (their events a batch at a time), a batch of the clear under way; once they are done, free
+ * pages given back to the file system a transaction at a time, and the WAL checkpointed and
+ * truncated, so that the file shrinks on disk. A step says whether there is more to do.
  */
 function inboxUpkeep(database: InboxDatabase): () => boolean {
   let reclaiming = false;
   return () => {
+    if (database.deleteStep()) {
+      reclaiming = true;
+      return true;
+    }
     const step = database.clearStep(Date.now());
     if (step && !step.done) return true;
     if (step?.done) reclaiming = true;

@@ -31,13 +31,27 @@ function tagSql(key: string, value: string): string {
   return `EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = issues.id AND key = ${key} AND value = ${value})`;
 }
 
-const STATUS_SQL: Record<SearchStatus, string> = {
-  unresolved: "status = 'unresolved'",
-  resolved: "status = 'resolved'",
-  ignored: "status = 'ignored'",
-  // Seen again after it was resolved: unresolved since, until it is resolved or ignored again.
-  regressed: 'regressed = 1',
-};
+/**
+ * Each status as the pages show it now (../triage.ts `statusNow`): an ignored issue whose time
+ * mute has passed is unresolved, though its row still says ignored until an event comes to end
+ * the mute (decision 1221). `now` is the bound time's name.
+ */
+export function statusSql(status: SearchStatus, now: () => string): string {
+  const mutePassed = () =>
+    `(status = 'ignored' AND mute_kind = 'time' AND mute_target <= ${now()})`;
+  switch (status) {
+    case 'unresolved':
+      return `(status = 'unresolved' OR ${mutePassed()})`;
+    case 'resolved':
+      return "status = 'resolved'";
+    case 'ignored':
+      return `(status = 'ignored' AND NOT coalesce(${mutePassed()}, 0))`;
+    // Seen again after it was resolved, or its mute ended: unresolved since, until it is
+    // resolved or ignored again.
+    case 'regressed':
+      return 'regressed = 1';
+  }
+}
 
 /**
  * Free text: the trigram indexes over the issue's title, culprit and message, and over its page
@@ -59,16 +73,21 @@ function textSql(text: string, bind: (value: string) => string): string {
 export interface SearchSql {
   /** Conditions on `issues`, all to hold. */
   where: string[];
-  /** Their bound values, by name (`p0`, `p1`, …). */
-  params: Record<string, string>;
+  /** Their bound values, by name (`p0`, `p1`, …, and `now` when a status reads it). */
+  params: Record<string, string | number>;
   /** The tag keys the terms name, which the store checks it has seen. */
   tagKeys: string[];
   /** Some term names a status: the default list's "ignored hidden" does not apply. */
   namesStatus: boolean;
 }
 
-export function searchSqlOf(terms: readonly SearchTerm[]): SearchSql {
-  const params: Record<string, string> = {};
+/** The terms as conditions; `now` is when a time mute counts as passed. */
+export function searchSqlOf(terms: readonly SearchTerm[], now: number): SearchSql {
+  const params: Record<string, string | number> = {};
+  const bindNow = () => {
+    params.now = now;
+    return '@now';
+  };
   const bind = (value: string) => {
     const name = `p${Object.keys(params).length}`;
     params[name] = value;
@@ -89,7 +108,7 @@ export function searchSqlOf(terms: readonly SearchTerm[]): SearchSql {
         break;
       case 'status': {
         namesStatus = true;
-        const sql = anyOf(term.statuses.map((status) => STATUS_SQL[status]));
+        const sql = anyOf(term.statuses.map((status) => statusSql(status, bindNow)));
         where.push(term.negated ? `NOT (${sql})` : sql);
         break;
       }

@@ -280,4 +280,19 @@ export const MIGRATIONS: readonly string[] = [
   END;
   INSERT INTO tag_keys (key) SELECT DISTINCT key FROM issue_tags LIMIT 1000;
   `,
+  // 9: triage as the peers do (issue 34, decisions 1220–1222). An ignored issue's mute: until a
+  // time, or until its event or user count reaches a target (mute_count more than at the
+  // mute, for "37 so far"); none is "forever". An issue resolved in the next release keeps the
+  // release it was resolved after and when. A deleted issue is marked at once (its hashes go
+  // with the mark, so its fingerprint makes a new issue) and deleted in batches on the ingest
+  // thread, found by the partial index.
+  `
+  ALTER TABLE issues ADD COLUMN mute_kind TEXT CHECK (mute_kind IN ('time', 'events', 'users'));
+  ALTER TABLE issues ADD COLUMN mute_target INTEGER;
+  ALTER TABLE issues ADD COLUMN mute_count INTEGER;
+  ALTER TABLE issues ADD COLUMN resolved_after_release TEXT;
+  ALTER TABLE issues ADD COLUMN resolved_at INTEGER;
+  ALTER TABLE issues ADD COLUMN deleted_at INTEGER;
+  CREATE INDEX issues_deleted ON issues (id) WHERE deleted_at IS NOT NULL;
+  `,
 ];

@@ -33,6 +33,7 @@ const summary: IssueSummary = {
   lastRelease: 'web@1.4.2',
   users: 3,
   usersPastCap: false,
+  triage: { status: 'unresolved' },
 };
 
 describe('apiIssueOf', () => {
@@ -44,6 +45,7 @@ describe('apiIssueOf', () => {
       level: 'error',
       status: 'unresolved',
       substatus: 'regressed',
+      statusDetails: {},
       count: '1234',
       userCount: 3,
       firstSeen: '2026-11-27T09:00:00.005Z',
@@ -64,6 +66,44 @@ describe('apiIssueOf', () => {
     const issue = apiIssueOf({ ...summary, regressed: false }, NOW, underPublicUrl);
     expect(issue.permalink).toBe('https://errors.example.com/errors/issues/42');
     expect(issue.substatus).toBeNull();
+  });
+
+  it.each([
+    [
+      'a mute for a time',
+      { status: 'ignored', mute: { kind: 'time', target: NOW + HOUR } },
+      'ignored',
+      { ignoreUntil: '2026-11-28T11:30:00.000Z' },
+    ],
+    [
+      'a mute for more events',
+      { status: 'ignored', mute: { kind: 'events', target: 1334, count: 100 } },
+      'ignored',
+      { ignoreCount: 100 },
+    ],
+    [
+      'a mute for more users',
+      { status: 'ignored', mute: { kind: 'users', target: 13, count: 10 } },
+      'ignored',
+      { ignoreUserCount: 10 },
+    ],
+    ['ignored for ever', { status: 'ignored' }, 'ignored', {}],
+    [
+      'resolved in the next release',
+      { status: 'resolved', inNextRelease: { after: 'web@1.4.2', at: NOW } },
+      'resolved',
+      { inNextRelease: true },
+    ],
+    ['resolved', { status: 'resolved' }, 'resolved', {}],
+    [
+      'a time mute that has passed (unresolved now)',
+      { status: 'ignored', mute: { kind: 'time', target: NOW - HOUR } },
+      'unresolved',
+      {},
+    ],
+  ] as const)('says %s in statusDetails as Sentry does', (_, triage, status, details) => {
+    const issue = apiIssueOf({ ...summary, status, triage }, NOW, path);
+    expect(issue.statusDetails).toEqual(details);
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from '#app/server/inbox/store/inbox-database.server';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 import { PAGE_SIZE } from '#app/server/inbox/store/store-cap';
+import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
@@ -55,6 +56,10 @@ function open(maxEvents = 1000): { db: InboxDatabase; path: string } {
 afterEach(() => {
   for (const db of opened.splice(0)) db.close();
 });
+
+/** One issue's triage, as its page's form asks: whether it changed. */
+const setStatus = (db: InboxDatabase, id: number, action: keyof typeof TRIAGE_ACTIONS) =>
+  db.triage({ kind: 'ids', ids: [id] }, TRIAGE_ACTIONS[action], NOW).changed === 1;
 
 const list = (db: InboxDatabase, extra: Partial<Parameters<InboxDatabase['listIssues']>[0]> = {}) =>
   db.listIssues({ sort: 'last-seen', page: 1, pageSize: 50, now: NOW, ...extra });
@@ -103,7 +108,7 @@ describe('workflow', () => {
   it('reopens a resolved issue as regressed when it is seen again', () => {
     const { db } = open();
     db.ingest([event()], NOW);
-    expect(db.setStatus(1, 'resolved')).toBe(true);
+    expect(setStatus(db, 1, 'resolve')).toBe(true);
     expect(list(db).issues[0]).toMatchObject({ status: 'resolved', regressed: false });
     expect(db.ingest([event()], NOW)).toEqual([
       { kind: 'stored', issueId: 1, isNewIssue: false, regressed: true },
@@ -115,13 +120,13 @@ describe('workflow', () => {
     const { db } = open();
     db.ingest([event({ hashes: ['x'] })], NOW);
     db.ingest([event({ hashes: ['y'], title: 'Other' })], NOW);
-    db.setStatus(2, 'ignored');
+    setStatus(db, 2, 'ignore');
     db.ingest([event({ hashes: ['y'], title: 'Other' })], NOW);
     const shown = list(db);
     expect(shown.issues.map((issue) => issue.id)).toEqual([1]);
     expect(shown.hiddenIgnored).toBe(1);
     expect(list(db, { status: 'ignored' }).issues[0]).toMatchObject({ id: 2, count: 2 });
-    expect(db.setStatus(99, 'resolved')).toBe(false);
+    expect(setStatus(db, 99, 'resolve')).toBe(false);
   });
 });
 

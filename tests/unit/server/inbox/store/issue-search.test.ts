@@ -18,6 +18,7 @@ import {
 } from '#app/server/inbox/store/inbox-database.server';
 import { searchSqlOf } from '#app/server/inbox/store/issue-search-sql';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
+import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
 let counter = 0;
@@ -154,8 +155,8 @@ describe('search on the store', () => {
   it('finds issues by status, a regressed one among them, and hides ignored ones unless asked', () => {
     const { db } = open();
     threeIssues(db);
-    db.setStatus(1, 'resolved');
-    db.setStatus(3, 'ignored');
+    db.triage({ kind: 'ids', ids: [1] }, TRIAGE_ACTIONS.resolve, NOW);
+    db.triage({ kind: 'ids', ids: [3] }, TRIAGE_ACTIONS.ignore, NOW);
     expect(titles(db, 'is:resolved')).toEqual([TYPE_ERROR]);
     expect(titles(db, 'is:unresolved')).toEqual([LOADER]);
     expect(titles(db, 'is:ignored')).toEqual(['Slow page']);
@@ -170,7 +171,7 @@ describe('search on the store', () => {
     expect(titles(db, 'is:resolved')).toEqual([]);
     // The status filter and `is:` both hold.
     expect(titles(db, 'is:regressed', { status: 'resolved' })).toEqual([]);
-    db.setStatus(1, 'resolved');
+    db.triage({ kind: 'ids', ids: [1] }, TRIAGE_ACTIONS.resolve, NOW);
     expect(titles(db, 'is:regressed')).toEqual([]);
   });
 
@@ -253,7 +254,7 @@ describe('search on the store', () => {
     const planOf = (query: string) => {
       const parsed = parseIssueSearch(query);
       expect(parsed.problems).toEqual([]);
-      const { where, params } = searchSqlOf(parsed.terms);
+      const { where, params } = searchSqlOf(parsed.terms, NOW);
       return raw
         .prepare(
           `EXPLAIN QUERY PLAN SELECT * FROM issues WHERE ${where.join(' AND ')}
