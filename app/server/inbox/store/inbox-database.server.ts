@@ -26,6 +26,11 @@
  * is done, then `reclaimSpace`), so that no transaction holds the file for long.
  */
 import Database from 'better-sqlite3';
+import {
+  type AlertOutbox,
+  type AlertOutboxOptions,
+  alertOutbox,
+} from '../alerts/alert-outbox.server';
 import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
 import { MAX_KNOWN_TAG_KEYS, searchSqlOf } from './issue-search-sql';
@@ -222,6 +227,8 @@ export interface InboxDatabase {
   takeEvictedIssues(): number;
   /** Copies the WAL into the file and truncates it, when no reader holds it meanwhile. */
   checkpoint(): void;
+  /** The alert outbox, written in the ingest's transaction (../alerts/alert-outbox.server.ts). */
+  readonly alerts: AlertOutbox;
   close(): void;
 }
 
@@ -238,6 +245,8 @@ export interface InboxDatabaseOptions {
   /** The cap on the file and its WAL, MiB (MONITORING_INBOX_MAX_MB); default DEFAULT_INBOX_MAX_MB. */
   maxMb?: number;
   readonly?: boolean;
+  /** The alert channels and rules; without them no alert is raised. */
+  alerts?: AlertOutboxOptions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -338,6 +347,7 @@ function inboxDatabase(
   cap: StoreCap,
 ): InboxDatabase {
   const statements = prepare(db, options.readonly ?? false);
+  const alerts = alertOutbox(db, options.alerts ?? { channels: [] });
   let evictedIssues = 0;
 
   const ingestOne = (prepared: PreparedEnvelope, receivedAt: number): IngestOutcome => {
@@ -507,6 +517,10 @@ function inboxDatabase(
   const ingestBatch = db.transaction((batch: readonly PreparedEnvelope[], receivedAt: number) => {
     const outcomes = batch.map((prepared) => {
       const outcome = ingestOne(prepared, receivedAt);
+      // In the same transaction: an alert commits with its event, or not at all.
+      if (outcome.kind === 'stored' && prepared.event) {
+        alerts.noteStored(outcome.issueId, outcome, prepared.event, receivedAt);
+      }
       // After each envelope that stored something: the file grows by at most one envelope's
       // rows past the threshold.
       if (outcome.kind === 'stored' || prepared.sessions.length > 0) keepWithinCap();
@@ -702,6 +716,7 @@ function inboxDatabase(
     checkpoint() {
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
+    alerts,
     close() {
       db.close();
     },
