@@ -33,6 +33,12 @@ export function alertSettingsOf(config: ServerConfig): AlertThreadSettings | und
   };
 }
 
+/** Some alert channel is configured, so the sender must run (local inbox mode only). */
+export function alertsConfigured(config: ServerConfig): boolean {
+  const settings = alertSettingsOf(config);
+  return settings !== undefined && alertChannels(settings).length > 0;
+}
+
 /** What the outbox needs of the settings: the channels' names, the spike rule, the links' base. */
 export function alertOutboxOptionsOf(
   settings: AlertThreadSettings,
