@@ -41,6 +41,12 @@ function rows(path: string, sql: string): unknown[] {
   }
 }
 
+/** The one element of a list (a test fails when there is not exactly one). */
+function only<T>(items: readonly T[]): T {
+  expect(items).toHaveLength(1);
+  return items[0] as T;
+}
+
 const event = (type: string, at = T) => seededEvent({ type, message: 'boom', at });
 
 describe('raising alerts in the ingest', () => {
@@ -139,8 +145,12 @@ describe('claims', () => {
     expect(again).toHaveLength(2);
     expect(again[0]?.attempts).toBe(2);
     // The first holder can no longer settle what it lost.
-    expect(db.alerts.settle(first[0]!, { state: 'sent' }, T + CLAIM_LEASE_MS + 1)).toBe(false);
-    expect(db.alerts.settle(again[0]!, { state: 'sent' }, T + CLAIM_LEASE_MS + 1)).toBe(true);
+    expect(
+      db.alerts.settle(only(first.slice(0, 1)), { state: 'sent' }, T + CLAIM_LEASE_MS + 1),
+    ).toBe(false);
+    expect(
+      db.alerts.settle(only(again.slice(0, 1)), { state: 'sent' }, T + CLAIM_LEASE_MS + 1),
+    ).toBe(true);
   });
 
   it('two connections claiming at once never get the same row', () => {
@@ -201,8 +211,8 @@ describe('bounds', () => {
   it('sent alerts are pruned after a week, pending ones are kept', () => {
     const { db, path } = inbox({ channels: ['webhook a.example'] });
     db.ingest([event('TypeError'), event('RangeError')], T);
-    const [first] = db.alerts.claim(T, 1);
-    db.alerts.settle(first!, { state: 'sent' }, T);
+    const first = only(db.alerts.claim(T, 1));
+    db.alerts.settle(first, { state: 'sent' }, T);
     expect(db.alerts.prune(T + 8 * 24 * 3_600_000)).toBe(1);
     expect(rows(path, 'SELECT state FROM alert_deliveries')).toEqual([{ state: 'pending' }]);
   });
