@@ -61,7 +61,7 @@ export function startAlertSender(options: AlertSenderOptions): AlertSender {
     if (step.state === 'failed') {
       options.log(
         'alert failed',
-        `[alerts] ${step.gaveUp ? 'gave up on' : 'could not send'} a ${claimed.alert.kind} alert to ${claimed.channel}: ${step.reason}`,
+        `[alerts] a ${claimed.alert.kind} alert to ${claimed.channel} failed: ${step.reason}`,
       );
     }
   };

@@ -170,12 +170,8 @@ describe('claims', () => {
   it('a retry waits for its back-off, and the latest attempt says the channel is failing', () => {
     const { db } = inbox({ channels: ['webhook a.example'] });
     db.ingest([event('TypeError')], T);
-    const [claimed] = db.alerts.claim(T, 10);
-    db.alerts.settle(
-      claimed!,
-      { state: 'pending', notBefore: T + 2000, reason: 'answered 503' },
-      T,
-    );
+    const claimed = only(db.alerts.claim(T, 10));
+    db.alerts.settle(claimed, { state: 'pending', notBefore: T + 2000, reason: 'answered 503' }, T);
     expect(db.alerts.nextDue()).toBe(T + 2000);
     expect(db.alerts.claim(T + 1999, 10)).toEqual([]);
     expect(db.alerts.latestAttempts()).toEqual([
