@@ -76,6 +76,9 @@ export function startAlertSender(options: AlertSenderOptions): AlertSender {
     try {
       do {
         again = false;
+        // A read first: a claim is a write, and takes the lock the ingest writes under.
+        const due = outbox.nextDue();
+        if (due === undefined || due > now()) break;
         const claimed = outbox.claim(now(), BATCH);
         await Promise.all(claimed.map(deliver));
         if (claimed.length === BATCH) again = true;
