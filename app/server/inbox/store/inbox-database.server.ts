@@ -21,6 +21,8 @@
  * - release health as counts per release and environment; spans, client reports and other
  *   items as counts only, unknown item types under one "other". No item that is not an error
  *   is ever stored as one.
+ * - the alerts an event raises, written in its transaction, with their deliveries
+ *   (../alerts/alert-outbox.server.ts): an issue's go with it, the rest are pruned after a week.
  *
  * Clearing is a job in batches (`requestClear`, then `clearStep` on the ingest thread until it
  * is done, then `reclaimSpace`), so that no transaction holds the file for long.
