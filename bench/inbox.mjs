@@ -22,6 +22,10 @@
 // 6. The event cap (issue 32): new issues into an inbox of 60,000 events (6,000 issues of 10),
 //    below MONITORING_INBOX_MAX_EVENTS and at it (every event stored evicts one): the eviction
 //    costs what it frees, so the two rates should match.
+// 7. Alerts (issue 34): ingest of repeats and of new issues with a webhook configured (the bare
+//    sink of 1 as the hook), beside the same ingest without one, in the same run: an alert is
+//    raised in the ingest's transaction, and should cost it nothing measurable. Interleaved,
+//    the best of two runs each.
 
 import { randomBytes } from 'node:crypto';
 import {
@@ -42,7 +46,7 @@ import { startServer } from './adversarial/server.mjs';
 
 const INGEST_SECONDS = Number(process.env.BENCH_INGEST_SECONDS ?? 10);
 // One part alone (`ingest`: 1-3, `reads`: 4, `search`: 4's search alone, on the store,
-// `bounds`: 5, `cap`: 5's flood at the cap alone, `event-cap`: 6), or all of them.
+// `bounds`: 5, `cap`: 5's flood at the cap alone, `event-cap`: 6, `alerts`: 7), or all of them.
 const ONLY = process.env.BENCH_INBOX_ONLY;
 const runs = (part) => ONLY === undefined || ONLY === part;
 const IN_FLIGHT = 64;
@@ -749,4 +753,60 @@ if (runs('event-cap')) {
     `below the cap ${below.perSecond.toFixed(0)}/s ${JSON.stringify(below.statuses)}`,
     'not slower than below the cap',
   );
+}
+
+// 7: alerts cost ingest nothing measurable.
+if (runs('alerts')) {
+  const hook = await bareSink();
+  const rates = async (extra) => {
+    const server = await startServer({
+      env: {
+        MONITORING_INBOX_DIR: scratchInbox('bench-inbox-alerts-'),
+        LOAD_SHEDDING_LAG_MS: '0',
+        ...extra,
+      },
+    });
+    try {
+      await ingest(server.port, 1); // warm: the ingest thread, the JIT
+      const repeats = await ingest(server.port, INGEST_SECONDS);
+      const fresh = await ingestNewIssues(server.port, INGEST_SECONDS, false);
+      return { repeats, fresh };
+    } finally {
+      await server.stop();
+    }
+  };
+  try {
+    // Interleaved, the best of two each: on a shared machine the order alone moves a rate.
+    const runsOf = { without: [], withHook: [] };
+    for (let round = 0; round < 2; round++) {
+      runsOf.without.push(await rates({}));
+      runsOf.withHook.push(
+        await rates({ MONITORING_ALERT_WEBHOOK_URL: `http://127.0.0.1:${hook.port}/hook` }),
+      );
+    }
+    const best = (list, part) =>
+      list.map((run) => run[part]).reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+    const without = {
+      repeats: best(runsOf.without, 'repeats'),
+      fresh: best(runsOf.without, 'fresh'),
+    };
+    const withHook = {
+      repeats: best(runsOf.withHook, 'repeats'),
+      fresh: best(runsOf.withHook, 'fresh'),
+    };
+    print(
+      'ingest of repeats (~50 KB events), a webhook configured',
+      `${withHook.repeats.perSecond.toFixed(0)}/s ${JSON.stringify(withHook.repeats.statuses)}`,
+      `no webhook ${without.repeats.perSecond.toFixed(0)}/s`,
+      'within noise of no webhook',
+    );
+    print(
+      'ingest of new issues (each raises an alert), a webhook configured',
+      `${withHook.fresh.perSecond.toFixed(0)}/s ${JSON.stringify(withHook.fresh.statuses)}`,
+      `no webhook ${without.fresh.perSecond.toFixed(0)}/s`,
+      'within noise of no webhook',
+    );
+  } finally {
+    await hook.close();
+  }
 }

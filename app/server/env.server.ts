@@ -17,6 +17,7 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { spotlightSidecarUrl } from './failures/sentry-client.server';
+import { parseSpikeRule, type SpikeRule } from './inbox/alerts/alert-policy';
 import {
   defaultAlertSender,
   type EmailAlertConfig,
@@ -176,6 +177,48 @@ const smtpUrl = v.pipe(
   }),
 );
 
+/**
+ * MONITORING_ALERT_WEBHOOK_URL: comma-separated http(s) URLs. A bad one is named by its host
+ * only: the rest of a webhook's URL is its secret, and this message goes to the log.
+ */
+const webhookUrls = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): URL[] => {
+    const urls: URL[] = [];
+    const entries = dataset.value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    for (const [index, entry] of entries.entries()) {
+      const which = `entry ${index + 1}`;
+      let url: URL;
+      try {
+        url = new URL(entry);
+      } catch {
+        addIssue({ message: `${which} is not a URL` });
+        continue;
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+        addIssue({ message: `${which} (${url.host}) must be an http:// or https:// URL` });
+      } else if (url.username !== '' || url.password !== '') {
+        addIssue({ message: `${which} (${url.host}) must not carry user:password@` });
+      } else urls.push(url);
+    }
+    return urls.length === entries.length ? urls : NEVER;
+  }),
+);
+
+/** MONITORING_ALERT_SPIKE: `COUNT/WINDOW` (./inbox/alerts/alert-policy.ts). */
+const spikeRule = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): SpikeRule => {
+    const rule = parseSpikeRule(dataset.value);
+    if (!('error' in rule)) return rule;
+    addIssue({ message: rule.error });
+    return NEVER;
+  }),
+);
+
 const emailAddress = v.pipe(
   v.string(),
   v.trim(),
@@ -259,6 +302,9 @@ const EnvSchema = v.object({
   TRUSTED_PROXIES: v.optional(trustedProxies),
   // Worker processes (node:cluster): `auto` in production, one process otherwise (decision 0620).
   WEB_CONCURRENCY: v.optional(webConcurrency),
+  // Alerts (local inbox mode, issue 34): webhooks, and the opt-in spike rule.
+  MONITORING_ALERT_WEBHOOK_URL: v.optional(webhookUrls),
+  MONITORING_ALERT_SPIKE: v.optional(spikeRule),
   // The usual comma-separated debug namespaces; `tunnel` logs every forwarded envelope.
   DEBUG: v.optional(v.string(), ''),
   // Email alerts (docs/alerts.md): the SMTP server and the recipients come together.
@@ -369,6 +415,10 @@ export interface ServerConfig {
   workers: number;
   /** Email alerts, when MONITORING_SMTP_URL and MONITORING_ALERT_EMAIL_TO are set. */
   alertEmail?: EmailAlertConfig;
+  /** MONITORING_ALERT_WEBHOOK_URL: secrets, never logged; a channel names its host only. */
+  alertWebhookUrls: readonly URL[];
+  /** MONITORING_ALERT_SPIKE, when set. */
+  alertSpike?: SpikeRule;
 }
 
 export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; message: string };
@@ -480,6 +530,8 @@ export function parseServerEnv(
             },
           }
         : {}),
+      alertWebhookUrls: e.MONITORING_ALERT_WEBHOOK_URL ?? [],
+      ...(e.MONITORING_ALERT_SPIKE ? { alertSpike: e.MONITORING_ALERT_SPIKE } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import { createServerFn } from '@tanstack/react-start';
 import { deleteCookie, getWebRequest, setCookie } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { serverConfig } from './env.server';
+import type { AlertHistoryEntry } from './inbox/alerts/alert-outbox.server';
 import { type ExceptionView, stackForDetail, topFramesFor } from './inbox/event-stack.server';
 import {
   attemptInboxToken,
@@ -33,6 +34,7 @@ import {
   IssueInput,
   IssueListInput,
   issueListFiltersOf,
+  SendTestAlertInput,
   type TriageFields,
   TriageInput,
   triageFieldsOf,
@@ -95,6 +97,13 @@ export interface InboxIssues extends Omit<IssueList, 'issues'> {
   totals: { issues: number; events: number; storedEvents: number };
   /** A clear under way, deleting in batches off the page thread. */
   clearing?: ClearProgress;
+  /** The alert channels (`webhook <host>`) and each one's latest attempt; empty: none configured. */
+  alertChannels: AlertChannelStatus[];
+}
+
+export interface AlertChannelStatus {
+  name: string;
+  latest?: { at: number; sent: boolean; reason: string | null };
 }
 
 export const listInboxIssues = createServerFn({ method: 'GET' })
@@ -130,8 +139,20 @@ export const listInboxIssues = createServerFn({ method: 'GET' })
       health: db.releaseHealth(),
       itemCounts: { ...db.itemCounts() },
       totals: db.totals(),
+      alertChannels: alertChannelStatuses(db),
     });
   });
+
+/** The configured channels, each with its latest attempt (any worker's). */
+function alertChannelStatuses(db: InboxDatabase): AlertChannelStatus[] {
+  const latest = new Map(db.alerts.latestAttempts().map((attempt) => [attempt.channel, attempt]));
+  return db.alerts.channels().map((name) => {
+    const attempt = latest.get(name);
+    return attempt
+      ? { name, latest: { at: attempt.at, sent: attempt.sent, reason: attempt.reason } }
+      : { name };
+  });
+}
 
 /** Each issue's line from its latest event, for the issues on this page only. */
 async function withTopFrames(db: InboxDatabase, issues: IssueSummary[]): Promise<ListedIssue[]> {
@@ -173,6 +194,8 @@ export interface InboxIssue {
   events: EventPage;
   /** Where that page starts (`?before=`), unset on the first. */
   eventsBefore?: string;
+  /** Its alerts, newest first, one entry per channel. */
+  alerts: AlertHistoryEntry[];
 }
 
 export const getInboxIssue = createServerFn({ method: 'GET' })
@@ -194,7 +217,8 @@ export const getInboxIssue = createServerFn({ method: 'GET' })
     });
     if (!events) throw notFound();
     const today = new Date(now).toISOString().slice(0, 10);
-    const page: InboxIssue = { kind: 'ready', signedIn, issue, today, now, events };
+    const alerts = db.alerts.history(data.issueId, ALERT_HISTORY_SHOWN);
+    const page: InboxIssue = { kind: 'ready', signedIn, issue, today, now, events, alerts };
     if (data.before !== undefined) page.eventsBefore = data.before;
     if (stored) {
       const latest = stored.newerId === undefined;
@@ -326,6 +350,36 @@ function badRequest(reason: string): Response {
     headers: { 'Content-Type': 'text/plain; charset=utf-8' },
   });
 }
+
+/** An issue's latest alerts its page lists (each channel's delivery is one). */
+const ALERT_HISTORY_SHOWN = 20;
+
+/**
+ * "Send a test alert": a plain form POST under the clear form's rules. The alert goes into the
+ * outbox like any other (one delivery per channel, sent by the ingest thread's sender), so it
+ * proves the whole path; the answer is a 303 back to the list, which shows each channel's
+ * latest attempt.
+ */
+export const sendTestAlert = createServerFn({ method: 'POST' })
+  .validator((input: unknown) =>
+    v.parse(SendTestAlertInput, input instanceof FormData ? Object.fromEntries(input) : input),
+  )
+  .handler(async (): Promise<never> => {
+    const { inbox } = inboxOrNotFound();
+    const refusal = formPostRefusalOf(getWebRequest(), 'sends a test alert');
+    if (refusal) throw refusalResponse(refusal);
+    const problem = inbox.problem();
+    if (problem) throw new Response(`The inbox cannot be changed: ${problem}`, { status: 503 });
+    if (!inbox.db().alerts.raiseTest(Date.now())) {
+      throw new Response(
+        'No alert channel is configured (MONITORING_ALERT_WEBHOOK_URL or MONITORING_SMTP_URL).',
+        {
+          status: 409,
+        },
+      );
+    }
+    throw new Response(null, { status: 303, headers: { Location: '/errors' } });
+  });
 
 /** How long the clear form's answer waits for the clear: a small inbox is empty by then. */
 const CLEAR_WAIT_MS = 1_000;

@@ -15,6 +15,7 @@ import type { Server } from 'node:http';
 import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
+import { alertsConfigured, describeAlerts } from './inbox/alerts/channels.server';
 import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
 import {
   describeInboxAccess,
@@ -59,9 +60,11 @@ function monitoringLines(config: ServerConfig, port?: number): string[] {
   const access = describeInboxAccess(config, port);
   const spotlight = describeSpotlight(config);
   const proxies = describeTrustedProxies(config);
+  const alerts = describeAlerts(config);
   return [
     `[monitoring] ${describeMonitoring(config, port)}`,
     ...(access ? [`[monitoring] ${access}`] : []),
+    ...(alerts ? [`[monitoring] ${alerts}`] : []),
     ...(spotlight ? [`[monitoring] ${spotlight}`] : []),
     ...(proxies ? [`[server] ${proxies}`] : []),
   ];
@@ -77,7 +80,10 @@ function monitoringLines(config: ServerConfig, port?: number): string[] {
 export function openInboxAtStart(config: ServerConfig): string | undefined {
   if (config.monitoring.kind !== 'local-inbox') return undefined;
   const problem = thisWorker() === undefined ? prepareInboxAtStart(config) : undefined;
-  localInbox();
+  const inbox = localInbox();
+  // Its alert sender lives in the ingest thread (decision 1201): alerts left pending by the last
+  // run go out now, not at the first report.
+  if (alertsConfigured(config) && !inbox.problem()) inbox.ingestThread().start();
   return problem;
 }
 

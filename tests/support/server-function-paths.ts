@@ -15,6 +15,8 @@ export const GET_INBOX_EVENT_FN =
   '/_server/app_server_inbox_functions_ts--getInboxEvent_createServerFn_handler';
 export const CLEAR_INBOX_FN =
   '/_server/app_server_inbox_functions_ts--clearInbox_createServerFn_handler';
+export const SEND_TEST_ALERT_FN =
+  '/_server/app_server_inbox_functions_ts--sendTestAlert_createServerFn_handler';
 export const SIGN_IN_TO_INBOX_FN =
   '/_server/app_server_inbox_functions_ts--signInToInbox_createServerFn_handler';
 export const GET_APP_OVERVIEW_FN =

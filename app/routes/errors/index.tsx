@@ -1,4 +1,5 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
+import { AlertChannels } from '#app/components/inbox/Alerts';
 import { countOf } from '#app/components/inbox/format';
 import {
   BulkTriage,
@@ -152,6 +153,7 @@ function Issues({
         <ReleaseHealth health={inbox.health} />
         {received ? <p data-testid="received-items">{received}</p> : null}
       </section>
+      <AlertChannels channels={inbox.alertChannels} />
       {inbox.clearing ? null : (
         <ClearInbox issueCount={totals.issues} confirming={search.confirm === 'clear'} />
       )}

@@ -108,7 +108,8 @@ export interface HealthReport {
    */
   status: 'ok' | 'degraded' | 'starting' | 'shutting-down';
   /**
-   * Why it is not `ok`: `pages-shed: …`, `reports-not-stored: …`, `sentry-unreachable: …`;
+   * Why it is not `ok`: `pages-shed: …`, `reports-not-stored: …`, `sentry-unreachable: …`,
+   * `alerts-failing: webhook <host> (answered 503)` (an alert channel's latest attempt failed);
    * with several workers each names its worker (`… (worker 2)`), `workers-down: …` says
    * that one is not serving, and `starting: 1 of 2 workers serving` that the rest are warming up.
    */
@@ -185,7 +186,12 @@ export function isHealthPath(pathWithQuery: string): boolean {
  * instance is in ./health-signals.server.ts.
  */
 
-export type Trouble = 'pages-shed' | 'reports-not-stored' | 'sentry-unreachable' | 'inbox-at-cap';
+export type Trouble =
+  | 'pages-shed'
+  | 'reports-not-stored'
+  | 'sentry-unreachable'
+  | 'inbox-at-cap'
+  | 'alerts-failing';
 
 /**
  * How long a shed page (or an eviction at the inbox's cap) counts after the last one: neither
@@ -209,6 +215,7 @@ const ORDER: readonly Trouble[] = [
   'reports-not-stored',
   'sentry-unreachable',
   'inbox-at-cap',
+  'alerts-failing',
 ];
 
 export function createHealthSignals(options: {

@@ -109,6 +109,9 @@ const LEGACY_STATUS_ACTIONS = new Map<string, TriageActionName>([
 /** The confirmation the clear form sends: without it nothing is deleted. */
 export const ClearInboxInput = v.object({ confirm: v.literal('clear') });
 
+/** The "Send a test alert" form's one field. */
+export const SendTestAlertInput = v.object({ send: v.literal('test') });
+
 /**
  * The /errors pages' URLs. Search params are the text a plain GET form sends (app/plain-search.ts):
  * an empty field means "not set"; anything else must be a value the page could have offered, or

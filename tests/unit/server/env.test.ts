@@ -205,3 +205,44 @@ describe('TRUSTED_PROXIES', () => {
     }
   });
 });
+
+describe('MONITORING_ALERT_WEBHOOK_URL and MONITORING_ALERT_SPIKE', () => {
+  it('reads comma-separated http(s) hooks and the spike rule; none when unset', () => {
+    expect(config({}).alertWebhookUrls).toEqual([]);
+    const c = config({
+      MONITORING_ALERT_WEBHOOK_URL:
+        ' https://hooks.slack.com/services/T/B/X , http://127.0.0.1:9000/hook?token=t ',
+      MONITORING_ALERT_SPIKE: '100/1h',
+    });
+    expect(c.alertWebhookUrls.map((url) => url.href)).toEqual([
+      'https://hooks.slack.com/services/T/B/X',
+      'http://127.0.0.1:9000/hook?token=t',
+    ]);
+    expect(c.alertSpike).toEqual({ count: 100, windowMs: 3_600_000, text: '100/1h' });
+  });
+
+  it.each([
+    ['not a URL', 'MONITORING_ALERT_WEBHOOK_URL: entry 1 is not a URL'],
+    [
+      'ftp://files.example/secret-123',
+      'entry 1 (files.example) must be an http:// or https:// URL',
+    ],
+    [
+      'https://user:secret-123@hooks.example/x',
+      'entry 1 (hooks.example) must not carry user:password@',
+    ],
+  ])('stops the server for %s, naming the entry by its host only', (value, words) => {
+    const result = parseServerEnv({ MONITORING_ALERT_WEBHOOK_URL: value });
+    expect(result.ok).toBe(false);
+    const message = result.ok ? '' : result.message;
+    expect(message).toContain(words);
+    expect(message).not.toContain('secret-123');
+  });
+
+  it('stops the server for a spike rule it cannot read', () => {
+    const result = parseServerEnv({ MONITORING_ALERT_SPIKE: '100 an hour' });
+    expect(result.ok ? '' : result.message).toContain(
+      'MONITORING_ALERT_SPIKE: must be COUNT/WINDOW with s, m, h or d (100/1h), got "100 an hour"',
+    );
+  });
+});

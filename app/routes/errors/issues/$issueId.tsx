@@ -1,4 +1,5 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
+import { AlertHistory } from '#app/components/inbox/Alerts';
 import { Histogram, TagBreakdown } from '#app/components/inbox/Charts';
 import { EventDetail } from '#app/components/inbox/EventDetail';
 import { countOf, formatUtc, isoOf, usersOf } from '#app/components/inbox/format';
@@ -107,6 +108,7 @@ function Issue({ page }: { page: InboxIssue }) {
             <h2 id="tags-heading">Tags</h2>
             <TagBreakdown tags={issue.tags} />
           </section>
+          <AlertHistory alerts={page.alerts} />
         </aside>
         <div className="issue-events">
           {event ? (

@@ -38,10 +38,11 @@ export interface Alert {
  * A channel's answer for one alert. `retry`: worth trying again later (5xx, 429, a time-out, a
  * refused connection, SMTP 4xx); `failed`: trying again would not help (4xx, SMTP 5xx, a bad
  * address). A reason is shown in the inbox and the log, so it never carries a secret.
+ * `retryAfterMs`: the receiver's own word on when to try again (Retry-After), when it gave one.
  */
 export type Delivery =
   | { outcome: 'sent' }
-  | { outcome: 'retry'; reason: string }
+  | { outcome: 'retry'; reason: string; retryAfterMs?: number }
   | { outcome: 'failed'; reason: string };
 
 export interface AlertChannel {

@@ -21,12 +21,19 @@
  * - release health as counts per release and environment; spans, client reports and other
  *   items as counts only, unknown item types under one "other". No item that is not an error
  *   is ever stored as one.
+ * - the alerts an event raises, written in its transaction, with their deliveries
+ *   (../alerts/alert-outbox.server.ts): an issue's go with it, the rest are pruned after a week.
  *
  * Clearing is a job in batches (`requestClear`, then `clearStep` on the ingest thread until it
  * is done, then `reclaimSpace`), so that no transaction holds the file for long; so is deleting
  * issues (`triage` marks them, `deleteStep` deletes them a batch of events at a time).
  */
 import Database from 'better-sqlite3';
+import {
+  type AlertOutbox,
+  type AlertOutboxOptions,
+  alertOutbox,
+} from '../alerts/alert-outbox.server';
 import { ISSUE_ORDER } from '../inbox-inputs';
 import { parseIssueSearch } from '../issue-search';
 import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
@@ -251,6 +258,8 @@ export interface InboxDatabase {
   takeEvictedIssues(): number;
   /** Copies the WAL into the file and truncates it, when no reader holds it meanwhile. */
   checkpoint(): void;
+  /** The alert outbox, written in the ingest's transaction (../alerts/alert-outbox.server.ts). */
+  readonly alerts: AlertOutbox;
   close(): void;
 }
 
@@ -278,6 +287,8 @@ export interface InboxDatabaseOptions {
   /** The cap on the file and its WAL, MiB (MONITORING_INBOX_MAX_MB); default DEFAULT_INBOX_MAX_MB. */
   maxMb?: number;
   readonly?: boolean;
+  /** The alert channels and rules; without them no alert is raised. */
+  alerts?: AlertOutboxOptions;
 }
 
 const HOUR_MS = 3_600_000;
@@ -380,6 +391,7 @@ function inboxDatabase(
   cap: StoreCap,
 ): InboxDatabase {
   const statements = prepare(db, options.readonly ?? false);
+  const alerts = alertOutbox(db, options.alerts ?? { channels: [] });
   let evictedIssues = 0;
 
   const ingestOne = (prepared: PreparedEnvelope, receivedAt: number): IngestOutcome => {
@@ -576,6 +588,10 @@ function inboxDatabase(
   const ingestBatch = db.transaction((batch: readonly PreparedEnvelope[], receivedAt: number) => {
     const outcomes = batch.map((prepared) => {
       const outcome = ingestOne(prepared, receivedAt);
+      // In the same transaction: an alert commits with its event, or not at all.
+      if (outcome.kind === 'stored' && prepared.event) {
+        alerts.noteStored(outcome.issueId, outcome, prepared.event, receivedAt);
+      }
       // After each envelope that stored something: the file grows by at most one envelope's
       // rows past the threshold.
       if (outcome.kind === 'stored' || prepared.sessions.length > 0) keepWithinCap();
@@ -840,6 +856,7 @@ function inboxDatabase(
     checkpoint() {
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
+    alerts,
     close() {
       db.close();
     },

@@ -3,6 +3,7 @@
  * (./ingest-thread.server.ts, ./ingest-worker.ts). One request per envelope, one answer per
  * request; the bytes travel by transfer, not by copy.
  */
+import type { AlertSettings } from '../alerts/channels.server';
 
 export interface IngestRequest {
   id: number;
@@ -47,11 +48,20 @@ export type IngestNotice =
   /** Issues evicted to keep the file within MONITORING_INBOX_MAX_MB. */
   | { kind: 'evicted'; issues: number }
   /** No upkeep is left to do (a clear or deletes finished, their space given back). */
-  | { kind: 'upkeep-done' };
+  | { kind: 'upkeep-done' }
+  /** The alert channels that keep failing changed (for /health); empty when none is. */
+  | { kind: 'alert-channels'; failing: string[] }
+  /** A line from the alert sender for the log (rate-limited by kind on the main thread). */
+  | { kind: 'alert-log'; logKind: string; line: string };
 
 export function isIngestNotice(message: unknown): message is IngestNotice {
   const kind = (message as { kind?: unknown } | null)?.kind;
-  return kind === 'evicted' || kind === 'upkeep-done';
+  return (
+    kind === 'evicted' ||
+    kind === 'upkeep-done' ||
+    kind === 'alert-channels' ||
+    kind === 'alert-log'
+  );
 }
 
 /** What the thread is started with. */
@@ -60,6 +70,8 @@ export interface IngestThreadData {
   maxEvents: number;
   /** MONITORING_INBOX_MAX_MB. */
   maxMb: number;
+  /** The alert channels and rules (local inbox mode); none: no alert is raised or sent. */
+  alerts?: AlertThreadSettings;
   /** Where the build's source maps are, for grouping as Sentry does; none under `vinxi dev`. */
   buildOutput?: {
     clientMapsDir: string;
@@ -67,6 +79,14 @@ export interface IngestThreadData {
     serverDir: string;
     projectRoot: string;
   };
+}
+
+/** What the thread's alert sender is built from: plain values, as a worker's data must be. */
+export interface AlertThreadSettings extends AlertSettings {
+  /** MONITORING_ALERT_SPIKE as configured (`100/1h`). */
+  spike?: string;
+  /** PUBLIC_URL, for the alerts' links. */
+  publicUrl?: string;
 }
 
 /** The built thread's file, beside the server's entry (build/server-side-files.ts writes it). */

@@ -305,6 +305,7 @@ function workerFor(options: IngestThreadOptions): Worker {
     maxEvents: options.maxEvents,
     maxMb: options.maxMb,
     ...(options.buildOutput ? { buildOutput: options.buildOutput } : {}),
+    ...(options.alerts ? { alerts: options.alerts } : {}),
   };
   const file = options.workerFile ?? defaultWorkerFile();
   return new Worker(file, { workerData, name: 'inbox-ingest' });

@@ -6,6 +6,8 @@
  * (build/server-side-files.ts), run from source through tsx in development and tests.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { type AlertSender, startAlertSender } from '../alerts/alert-sender.server';
+import { alertChannels, alertOutboxOptionsOf } from '../alerts/channels.server';
 import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';
 import { firstOfStores } from '../source-maps/map-store';
 import {
@@ -14,6 +16,7 @@ import {
   type PreparedEnvelope,
 } from './inbox-database.server';
 import type {
+  AlertThreadSettings,
   IngestAnswer,
   IngestNotice,
   IngestRequest,
@@ -38,9 +41,9 @@ serveIngest();
 function serveIngest(): void {
   const port = parentPort;
   if (!port) throw new Error('ingest-worker.ts runs as a worker thread');
-  const { databasePath, maxEvents, maxMb, buildOutput } = workerData as IngestThreadData;
-  const database = openInboxDatabase(databasePath, { maxEvents, maxMb });
+  const { databasePath, maxEvents, maxMb, buildOutput, alerts } = workerData as IngestThreadData;
   const notify = (notice: IngestNotice) => port.postMessage(notice);
+  const { database, sender } = openWithAlerts(databasePath, { maxEvents, maxMb }, alerts, notify);
   const maps: GroupingMaps | undefined = buildOutput && {
     store: firstOfStores([
       createDirectoryMapStore({
@@ -83,6 +86,7 @@ function serveIngest(): void {
         bytes += (next.message as IngestRequest).bytes.byteLength;
       }
       for (const answer of await ingestBatch(batch, database, maps)) port.postMessage(answer);
+      if (database.alerts.takeRaised()) sender?.wake();
       const evicted = database.takeEvictedIssues();
       if (evicted > 0) notify({ kind: 'evicted', issues: evicted });
     });
@@ -93,6 +97,31 @@ function serveIngest(): void {
   });
   // A clear or deletes that a stopped thread (or process) left unfinished go on.
   upkeep();
+}
+
+/**
+ * The database, with the alert outbox when channels are configured, and this thread's alert
+ * sender (decision 1201), which tells the main thread what /health and the log need.
+ */
+function openWithAlerts(
+  path: string,
+  limits: { maxEvents: number; maxMb: number },
+  settings: AlertThreadSettings | undefined,
+  notify: (notice: IngestNotice) => void,
+): { database: InboxDatabase; sender?: AlertSender } {
+  const channels = settings ? alertChannels(settings) : [];
+  if (!settings || channels.length === 0) return { database: openInboxDatabase(path, limits) };
+  const database = openInboxDatabase(path, {
+    ...limits,
+    alerts: alertOutboxOptionsOf(settings, channels),
+  });
+  const sender = startAlertSender({
+    outbox: database.alerts,
+    channels,
+    onFailing: (failing) => notify({ kind: 'alert-channels', failing }),
+    log: (logKind, line) => notify({ kind: 'alert-log', logKind, line }),
+  });
+  return { database, sender };
 }
 
 function isUpkeepRequest(message: unknown): message is UpkeepRequest {

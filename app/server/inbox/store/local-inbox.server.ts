@@ -13,6 +13,7 @@ import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
+import { alertOutboxOptionsOf, alertSettingsOf } from '../alerts/channels.server';
 import {
   type InboxSessions,
   MAX_SESSIONS,
@@ -21,8 +22,17 @@ import {
   SESSION_MAX_AGE_MS,
 } from '../inbox-access.server';
 import { buildOutputOf } from '../source-maps/directory-map-store.server';
-import { type InboxDatabase, openInboxDatabase } from './inbox-database.server';
-import { IngestError, ingestErrorCode } from './ingest-protocol';
+import {
+  type InboxDatabase,
+  type InboxDatabaseOptions,
+  openInboxDatabase,
+} from './inbox-database.server';
+import {
+  type AlertThreadSettings,
+  IngestError,
+  type IngestNotice,
+  ingestErrorCode,
+} from './ingest-protocol';
 import { createIngestThread, type IngestThread } from './ingest-thread.server';
 
 export const DATABASE_FILE = 'inbox.sqlite';
@@ -47,13 +57,14 @@ export class InboxUnavailableError extends Error {
 }
 
 export function localInbox(): LocalInbox {
-  const { monitoring, inboxMaxEvents, inboxMaxMb } = serverConfig();
+  const config = serverConfig();
+  const { monitoring, inboxMaxEvents, inboxMaxMb } = config;
   if (monitoring.kind !== 'local-inbox') {
     throw new Error('The local inbox is only used when SENTRY_DSN is not set');
   }
   const dir = resolve(monitoring.inboxDir);
   return processShared(`local-inbox:${dir}`, () =>
-    openLocalInbox(dir, { maxEvents: inboxMaxEvents, maxMb: inboxMaxMb }),
+    openLocalInbox(dir, { maxEvents: inboxMaxEvents, maxMb: inboxMaxMb }, alertSettingsOf(config)),
   );
 }
 
@@ -64,9 +75,17 @@ export interface InboxLimits {
   maxMb: number;
 }
 
-export function openLocalInbox(dir: string, limits: InboxLimits): LocalInbox {
+export function openLocalInbox(
+  dir: string,
+  limits: InboxLimits,
+  alerts?: AlertThreadSettings,
+): LocalInbox {
   const databasePath = join(dir, DATABASE_FILE);
-  const opened = openDatabaseIn(dir, limits);
+  // The pages raise test alerts and read the history: they need the channels' names.
+  const opened = openDatabaseIn(dir, {
+    ...limits,
+    ...(alerts ? { alerts: alertOutboxOptionsOf(alerts) } : {}),
+  });
   const database = 'database' in opened ? opened.database : undefined;
   const problem = 'problem' in opened ? opened.problem : undefined;
   if ('error' in opened) {
@@ -92,10 +111,9 @@ export function openLocalInbox(dir: string, limits: InboxLimits): LocalInbox {
         thread = createIngestThread({
           databasePath,
           ...limits,
-          onNotice: (notice) => {
-            if (notice.kind === 'evicted') noteEviction(notice.issues, limits.maxMb);
-          },
+          onNotice: (notice) => onIngestNotice(notice, limits.maxMb),
           ...(buildOutput ? { buildOutput } : {}),
+          ...(alerts ? { alerts } : {}),
         });
       }
       return thread;
@@ -151,7 +169,7 @@ const sessionLimits = () => ({
 
 function openDatabaseIn(
   dir: string,
-  limits: InboxLimits,
+  limits: InboxLimits & Pick<InboxDatabaseOptions, 'alerts'>,
 ): { database: InboxDatabase } | { problem: string; error: unknown } {
   const databasePath = join(dir, DATABASE_FILE);
   try {
@@ -162,6 +180,17 @@ function openDatabaseIn(
       problem: `the inbox database ${databasePath} cannot be opened: ${messageOf(error)}`,
       error,
     };
+  }
+}
+
+/** What the ingest thread tells besides its answers, for /health and the log. */
+function onIngestNotice(notice: IngestNotice, maxMb: number): void {
+  if (notice.kind === 'evicted') noteEviction(notice.issues, maxMb);
+  else if (notice.kind === 'alert-log') warnLimited(notice.logKind, notice.line);
+  else if (notice.kind === 'alert-channels') {
+    // Names and reasons only (`webhook <host> (answered 503)`): never a URL's path or query.
+    if (notice.failing.length === 0) healthSignals().clear('alerts-failing');
+    else healthSignals().note('alerts-failing', notice.failing.join(', '));
   }
 }
 

@@ -295,4 +295,49 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE issues ADD COLUMN deleted_at INTEGER;
   CREATE INDEX issues_deleted ON issues (id) WHERE deleted_at IS NOT NULL;
   `,
+  // 10: alerts (issue 34, decisions 1200–1202). An alert per trigger (its body the JSON the
+  // channels get; a summary's rewritten while it gathers, until due_at), a delivery row per alert
+  // and channel (claimed with a lease by one sender at a time), and a spike counter per issue.
+  // An issue's alerts go with it (a clear, an eviction); a summary stands for many, so has none.
+  `
+  CREATE TABLE alerts (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('new', 'regressed', 'spike', 'test', 'summary')),
+    issue_id INTEGER REFERENCES issues (id) ON DELETE CASCADE,
+    raised_at INTEGER NOT NULL,
+    due_at INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    -- Sent on its own, so it counts toward the flood limit.
+    alone INTEGER NOT NULL
+  );
+  CREATE INDEX alerts_issue ON alerts (issue_id, id);
+  CREATE INDEX alerts_alone ON alerts (raised_at) WHERE alone = 1;
+  CREATE INDEX alerts_summary ON alerts (due_at) WHERE kind = 'summary';
+  CREATE INDEX alerts_raised ON alerts (raised_at);
+
+  CREATE TABLE alert_deliveries (
+    id INTEGER PRIMARY KEY,
+    alert_id INTEGER NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+    channel TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    not_before INTEGER NOT NULL,
+    -- A sender's lease: 0, or until when the row is that sender's to settle.
+    claimed_until INTEGER NOT NULL DEFAULT 0,
+    last_attempt_at INTEGER,
+    reason TEXT,
+    done_at INTEGER
+  );
+  CREATE INDEX alert_deliveries_alert ON alert_deliveries (alert_id);
+  CREATE INDEX alert_deliveries_due ON alert_deliveries (not_before) WHERE state = 'pending';
+  CREATE INDEX alert_deliveries_channel ON alert_deliveries (channel, last_attempt_at)
+    WHERE last_attempt_at IS NOT NULL;
+
+  CREATE TABLE alert_spikes (
+    issue_id INTEGER PRIMARY KEY REFERENCES issues (id) ON DELETE CASCADE,
+    window_start INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    alerted INTEGER NOT NULL
+  );
+  `,
 ];
