@@ -135,10 +135,10 @@ describe('triage over HTTP', () => {
     const { html } = await page(server, '/errors/issues/3');
     expect(html).toContain('Status: <span class="badge-status status-ignored">Ignored</span>');
     expect(html).toContain('Ignored until 100 more events (2 so far)');
-    // The issue page's form before triage (`status=`) still reopens, back to the issue.
-    const legacy = await post('issueId=3&status=unresolved');
-    expect(legacy.status).toBe(303);
-    expect(legacy.headers.get('location')).toBe('/errors/issues/3');
+    // Reopened from the issue page: back to the issue.
+    const reopened = await post('action=unresolve&issueId=3&from=issue');
+    expect(reopened.status).toBe(303);
+    expect(reopened.headers.get('location')).toBe('/errors/issues/3');
     expect((await page(server, '/errors/issues/3')).html).toContain(
       'Status: <span class="badge-status status-unresolved">Unresolved</span>',
     );

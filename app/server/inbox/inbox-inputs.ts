@@ -90,21 +90,8 @@ export function triageFieldsOf(input: unknown): unknown {
     fields[key] ??= value;
   }
   fields.issueId = input.getAll('issueId').filter((value) => typeof value === 'string');
-  // The issue page's form before triage (`issueId=1&status=resolved`), which scripts and
-  // bookmarklets may still send: the same change, back to the issue.
-  const legacy = LEGACY_STATUS_ACTIONS.get(String(fields.status));
-  if (fields.action === undefined && legacy !== undefined) {
-    const { status: _, ...rest } = fields;
-    return { ...rest, action: legacy, from: 'issue' };
-  }
   return fields;
 }
-
-const LEGACY_STATUS_ACTIONS = new Map<string, TriageActionName>([
-  ['resolved', 'resolve'],
-  ['unresolved', 'unresolve'],
-  ['ignored', 'ignore'],
-]);
 
 /** The confirmation the clear form sends: without it nothing is deleted. */
 export const ClearInboxInput = v.object({ confirm: v.literal('clear') });
