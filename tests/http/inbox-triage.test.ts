@@ -241,6 +241,7 @@ describe('deleting an issue of many events', () => {
     });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe('/errors?did=delete&changed=1');
+    // The answer does not wait for the events, which go in batches (about a second for these).
     // Pages meanwhile: the issue is gone from them while its events are still being deleted.
     const answered: number[] = [];
     let whileDeleting = 0;
