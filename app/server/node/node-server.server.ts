@@ -6,10 +6,9 @@
  *   (./entry-refusals.ts: paths, hosts, methods, hidden build files, server-function bodies);
  * - files go to nitro's static handler with `Accept-Encoding` read as the RFC says
  *   (./public-files.server.ts), with `Cache-Control` by kind;
- * - a page that is the same for every visitor is answered from the page cache when it holds it
- *   (../page-cache/page-cache.server.ts);
  * - pages and server-function calls wait for places of their own, and new pages are shed while
- *   the event loop lags (./admission.server.ts);
+ *   the event loop lags (./admission.server.ts); a page that is the same for every visitor is
+ *   answered from the page cache when it holds it, with no place (../page-cache/page-cache.server.ts);
  * - around it, the server's limits (./server-limits.server.ts), the warm-up before it listens
  *   (./warm-up.server.ts), the start lines (../startup.server.ts) and graceful shutdown
  *   (./graceful-shutdown.server.ts).
@@ -79,8 +78,13 @@ const server = new Server(
       app(req, res);
     } else if (kind === 'server-function') {
       admission.admitServerFunction(req, res, () => app(req, res));
-    } else if (!serveCachedPage(req, res, path)) {
-      admission.admitPage(req, res, () => app(req, res));
+    } else {
+      admission.admitPage(
+        req,
+        res,
+        () => app(req, res),
+        () => serveCachedPage(req, res, path),
+      );
     }
   },
 );

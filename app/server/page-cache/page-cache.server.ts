@@ -183,6 +183,9 @@ export interface RenderedPage {
 export async function keepRenderedPage(rendered: RenderedPage): Promise<void> {
   const cache = state.cache;
   if (!cache) return;
+  const { store, key } = placeOf(cache, rendered);
+  // Renders that began before the first was kept do not replace it: one page, one tag.
+  if (holdsFresh(store, key)) return;
   const html = rendered.nonce ? withoutNonce(rendered.html, rendered.nonce) : rendered.html;
   const identity = Buffer.from(html);
   const [br, gz] = await Promise.all([
@@ -195,9 +198,9 @@ export async function keepRenderedPage(rendered: RenderedPage): Promise<void> {
     }),
     gzipAsync(identity, { level: zlib.Z_BEST_COMPRESSION }),
   ]);
-  // Still the same cache: a restart in between (tests) would mix builds.
-  if (state.cache !== cache) return;
-  const tag = `${cache.build}-${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}`;
+  if (holdsFresh(store, key)) return;
+  // `.` is no base64url character: the build's part and the page's part stay apart.
+  const tag = `${cache.build}.${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}`;
   const page: CachedPage = {
     status: rendered.status,
     policy: rendered.policy,
@@ -208,18 +211,33 @@ export async function keepRenderedPage(rendered: RenderedPage): Promise<void> {
     ),
     bodies: {
       identity: { body: identity, etag: `"${tag}"` },
-      br: { body: br, etag: `"${tag}-br"` },
-      gzip: { body: gz, etag: `"${tag}-gz"` },
+      br: { body: br, etag: `"${tag}.br"` },
+      gzip: { body: gz, etag: `"${tag}.gz"` },
     },
     bytes: identity.length + br.length + gz.length,
   };
-  const query = rendered.url.indexOf('?');
-  const path = query === -1 ? rendered.url : rendered.url.slice(0, query);
-  const search = query === -1 ? '' : rendered.url.slice(query + 1);
-  if (rendered.kind === 'not-found') {
-    cache.notFound.set(routeKey(rendered.agent, path), page);
-    return;
-  }
-  cache.policies.set(routeKey(rendered.agent, path), rendered.policy);
-  cache.pages.set(pageKey(rendered.agent, path, search, rendered.policy.query), page);
+  if (rendered.kind === 'page')
+    cache.policies.set(routeKey(rendered.agent, pathOf(rendered.url)), rendered.policy);
+  store.set(key, page);
+}
+
+/** Where a render is kept: its store (pages, or not-found pages) and its key there. */
+function placeOf(
+  cache: PageCache,
+  { kind, url, agent, policy }: RenderedPage,
+): { store: LRUCache<string, CachedPage>; key: string } {
+  const path = pathOf(url);
+  if (kind === 'not-found') return { store: cache.notFound, key: routeKey(agent, path) };
+  const search = url.length > path.length ? url.slice(path.length + 1) : '';
+  return { store: cache.pages, key: pageKey(agent, path, search, policy.query) };
+}
+
+function holdsFresh(store: LRUCache<string, CachedPage>, key: string): boolean {
+  const page = store.peek(key);
+  return page !== undefined && isFresh(page.storedAt, page.policy.maxAgeMs, Date.now());
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
