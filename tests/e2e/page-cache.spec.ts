@@ -16,6 +16,10 @@ const app = appWithFakeSentry((fake) => ({
   SENTRY_TRACES_SAMPLE_RATE: '0',
 }));
 
+// A desktop Chrome's, as visitors send: headless Chromium's own names it a crawler (isbot), which
+// gets pages rendered (and kept) for crawlers.
+test.use({ userAgent: BROWSER_USER_AGENT });
+
 /** Asks for the page until the cache answers it (the render that fills it comes first). */
 async function fillCache(path: string): Promise<void> {
   const deadline = Date.now() + 15_000;
