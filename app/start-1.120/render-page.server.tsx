@@ -154,10 +154,14 @@ function pageCacheOffer(router: AnyRouter, request: Request): PageCacheOffer | u
   ];
   const notFound = router.state.statusCode === 404;
   const leaf = matches[matches.length - 1];
+  // Only a path no route matched is the not-found page everyone gets: a route that matched and
+  // then said not-found (an unknown id, a page past the last) decided it from the request.
+  if (notFound && leaf && leaf.routeId !== root.id) return undefined;
   const optIn = notFound
     ? staticData(root.id).notFoundPageCache
     : leaf && staticData(leaf.routeId).pageCache;
-  if (!optIn) return undefined;
+  // A response no cache may store (the inbox's `no-store`, set by the server's entry) never is.
+  if (!optIn || getEvent().node.res.getHeader('cache-control') === 'no-store') return undefined;
   // The URL as the server's entry saw it, which keys the cache's look-ups: the same bytes.
   const url = getEvent().node.req.url ?? '/';
   const query = url.indexOf('?');

@@ -226,6 +226,18 @@ describe('what the cache never answers', () => {
     },
   );
 
+  it('a not-found a route decided from the request: never kept, the page at its path stays itself', async () => {
+    for (let i = 0; i < 3; i++) {
+      const past = await get(server, '/errors?page=abc');
+      expect(past.status).toBe(404);
+      expect(past.nonce).toBeDefined();
+    }
+    const list = await get(server, '/errors');
+    expect(list.status).toBe(200);
+    expect(list.nonce).toBeDefined();
+    expect(list.body.toString()).toMatch(/\d+ issues?, \d+ events?/);
+  });
+
   it('a crawler gets the page rendered for crawlers, never the browsers’ copy', async () => {
     const { cached: browsers } = await untilCached(server, '/');
     const { cached: crawlers } = await untilCached(server, '/', { 'user-agent': 'Googlebot/2.1' });

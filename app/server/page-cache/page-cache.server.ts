@@ -108,6 +108,8 @@ export function agentClassOf(userAgent: string | null | undefined): AgentClass {
 export function serveCachedPage(req: IncomingMessage, res: ServerResponse, path: string): boolean {
   const cache = state.cache;
   if (!cache || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+  // What the entry says no cache may store (the inbox) is never answered from this one either.
+  if (res.getHeader('cache-control') === 'no-store') return false;
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const search = query === -1 ? '' : url.slice(query + 1);
