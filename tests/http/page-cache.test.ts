@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { BUILT_ENTRY, type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 
-/** What a page answer shows of itself, its body decoded to text as sent (no decompression). */
+/** What a page answer shows of itself, its body as sent (not decompressed). */
 interface Answer {
   status: number;
   headers: Headers;
@@ -245,6 +245,26 @@ describe('what the cache never answers', () => {
     expect(browsers.body.toString()).toContain('Sampling the server&#x27;s event loop…');
     expect(crawlers.body.toString()).not.toContain('Sampling the server&#x27;s event loop…');
     expect(crawlers.body.toString()).toContain('data-testid="health-report"');
+  });
+});
+
+describe('bounded in bytes', () => {
+  let small: BuiltServer;
+  beforeAll(async () => {
+    // 1 MiB: an eighth of it for not-found pages, about six of them (each ~20 KB in three codings).
+    small = await startBuiltServer({ PAGE_CACHE_MAX_MB: '1' });
+  });
+  afterAll(() => small?.stop());
+
+  it('unknown paths fill only the not-found share: the oldest are dropped, /about stays', async () => {
+    await untilCached(small, '/about');
+    for (let i = 0; i <= 40; i++) await untilCached(small, `/missing-${i}`);
+    // The newest is still kept; the first was pushed out and is rendered again.
+    expect((await get(small, '/missing-40')).nonce).toBeUndefined();
+    const first = await get(small, '/missing-0');
+    expect(first.status).toBe(404);
+    expect(first.nonce).toBeDefined();
+    expect((await get(small, '/about')).nonce).toBeUndefined();
   });
 });
 
