@@ -2,11 +2,14 @@
 // side in one run (issue 12). Five servers, each in its own process on 127.0.0.1:
 //   minimal Start 1.120   bench/pages/minimal-start, built here from the same node_modules
 //   bare React 19         renderToPipeableStream on node:http, the same markup: the limit
-//   ours (inbox)          .output/server/index.mjs, SENTRY_DSN unset (local inbox mode)
+//   ours (inbox)          .output/server/index.mjs, SENTRY_DSN unset (local inbox mode), the page
+//                         cache off (PAGE_CACHE_MAX_MB=0): every request is rendered
 //   ours (Sentry)         the same build, SENTRY_DSN set to a fake ingest in this process
+//   ours (inbox), cached  ours (inbox) with the page cache on: /about and / come from it after
+//                         their first render (decision 1300)
 //   ours (traced)         as ours (Sentry), every page view traced: for its JavaScript only
 //   ours (inbox), 2 workers  ours (inbox) with WEB_CONCURRENCY=2: for its throughput only
-// Every server but the last is one process (WEB_CONCURRENCY=1).
+// Every server but the last is one process (WEB_CONCURRENCY=1): "one worker" in issue 35's words.
 // Ours (inbox) and ours (Sentry) trace no page view (SENTRY_TRACES_SAMPLE_RATE=0), the case of
 // most visitors: a traced one also loads the SDK and tracing (decision 0950).
 // 1. Throughput: GET /about and / with a browser User-Agent, one load at a time (wrk, else
@@ -26,7 +29,7 @@ import { cpuSecondsOf } from './pages/process-cpu.mjs';
 import { stopAll } from './pages/processes.mjs';
 import { printBytesTable, printLoadTable, printRounds, printVerdicts } from './pages/report.mjs';
 import { startBareReact, startMinimalStart, startOurs } from './pages/servers.mjs';
-import { verdicts, workerVerdicts } from './pages/targets.mjs';
+import { cacheVerdicts, verdicts, workerVerdicts } from './pages/targets.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -84,7 +87,7 @@ function medianRound(rounds) {
 async function measureLoad(servers) {
   const tool = loadTool();
   console.log(
-    `## Server-side rendering under load\n\n${tool.name} (${tool.why}), 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per server and path after ${WARMUP_S} s of warm-up, ${ROUNDS} round(s), browser User-Agent, one load at a time. Our server with LOAD_SHEDDING_LAG_MS=0 (load shedding off), NODE_ENV=production.\n`,
+    `## Server-side rendering under load\n\n${tool.name} (${tool.why}), 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per server and path after ${WARMUP_S} s of warm-up, ${ROUNDS} round(s), browser User-Agent, one load at a time. Our server with LOAD_SHEDDING_LAG_MS=0 (load shedding off), NODE_ENV=production. Every server is one process (one worker: WEB_CONCURRENCY=1) but the 2-worker row; the minimal Start app is bench/pages/minimal-start, one process. Ours (inbox) and ours (Sentry) render every request (PAGE_CACHE_MAX_MB=0); ours (inbox), cached answers /about and / from its page cache after their first render.\n`,
   );
   for (const server of servers) {
     for (const path of PATHS) {
@@ -203,14 +206,19 @@ async function main() {
       dsn: ingest.dsn,
       tracesSampleRate: '0',
     });
+    const cached = await startOurs({
+      name: 'ours (inbox), cached',
+      tracesSampleRate: '0',
+      pageCache: true,
+    });
     const twoWorkers = await startOurs({
       name: 'ours (inbox), 2 workers',
       tracesSampleRate: '0',
       workers: '2',
     });
-    await checkSameMarkup([minimal, bare, inbox, sentry, twoWorkers]);
+    await checkSameMarkup([minimal, bare, inbox, sentry, cached, twoWorkers]);
 
-    const load = await measureLoad([minimal, bare, inbox, sentry, twoWorkers]);
+    const load = await measureLoad([minimal, bare, inbox, sentry, cached, twoWorkers]);
     // For its JavaScript only: a traced page view also loads the SDK and tracing.
     const traced = await startOurs({
       name: 'ours (traced)',
@@ -222,7 +230,7 @@ async function main() {
       `\nThe fake Sentry ingest received ${ingest.envelopes()} envelope(s) from ours (Sentry).`,
     );
 
-    console.log('\n## Issue 12, issue 22 and issue 27 targets (this run)\n');
+    console.log('\n## Issue 12, 22, 27 and 35 targets (this run)\n');
     const figuresOf = (name) => ({
       about: load.find((row) => row.server === name && row.path === '/about')?.figures,
       home: load.find((row) => row.server === name && row.path === '/')?.figures,
@@ -239,6 +247,10 @@ async function main() {
       })),
     );
     printVerdicts([
+      {
+        name: cached.name,
+        rows: cacheVerdicts(aboutWithCpu(cached.name), aboutWithCpu(minimal.name)),
+      },
       {
         name: twoWorkers.name,
         rows: workerVerdicts(

@@ -30,6 +30,12 @@ export const Route = createRootRouteWithContext<RouterContext>()({
       { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' },
     ],
   }),
+  staticData: {
+    // Read by beforeLoad below: a page asked with it is rendered, never taken from the cache.
+    perRequestQuery: ['example-failure'],
+    // The not-found page is the same for every visitor and every unknown path (decision 1300).
+    notFoundPageCache: {},
+  },
   // Test hook for the root-level failure path; inert unless example routes are enabled.
   beforeLoad: ({ location, context }) =>
     failRootBeforeLoadOnRequest(location.search, context.site?.links.examplePage === true),

@@ -2,6 +2,8 @@ import { createFileRoute } from '@tanstack/react-router';
 import { pageTitle } from '#app/site-config';
 
 export const Route = createFileRoute('/about')({
+  // The same for every visitor until the build changes: kept after its first render (decision 1300).
+  staticData: { pageCache: {} },
   head: (context) => ({ meta: [{ title: pageTitle(context, 'How errors are handled') }] }),
   component: About,
 });

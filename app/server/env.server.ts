@@ -293,6 +293,8 @@ const EnvSchema = v.object({
   ALLOWED_HOSTS: v.optional(hostList),
   // 0 turns load shedding off.
   LOAD_SHEDDING_LAG_MS: integer(0, 60_000, 100),
+  // The page cache's bound in memory, MiB; 0 turns it off (decision 1300).
+  PAGE_CACHE_MAX_MB: integer(0, 4096, 16),
   // How long an idle kept-alive connection stays open. Behind a load balancer that reuses
   // connections, set it above the balancer's idle timeout, or it meets connections we closed.
   KEEP_ALIVE_TIMEOUT_MS: integer(1_000, 600_000, 5_000),
@@ -395,6 +397,8 @@ export interface ServerConfig {
   hsts: boolean;
   /** Event-loop lag past which new page requests get a 503; 0 is off. */
   loadSheddingLagMs: number;
+  /** The page cache's bound in memory, bytes; 0 is off (PAGE_CACHE_MAX_MB). */
+  pageCacheMaxBytes: number;
   /** Raw events the local inbox keeps (MONITORING_INBOX_MAX_EVENTS). */
   inboxMaxEvents: number;
   /** The inbox database's cap on disk, WAL included, MiB (MONITORING_INBOX_MAX_MB). */
@@ -513,6 +517,7 @@ export function parseServerEnv(
         e.ALLOWED_HOSTS ?? (production && e.PUBLIC_URL ? [e.PUBLIC_URL.host.toLowerCase()] : 'any'),
       hsts: e.PUBLIC_URL?.protocol === 'https:',
       loadSheddingLagMs: e.LOAD_SHEDDING_LAG_MS,
+      pageCacheMaxBytes: e.PAGE_CACHE_MAX_MB * 1024 * 1024,
       inboxMaxEvents: e.MONITORING_INBOX_MAX_EVENTS,
       inboxMaxMb: e.MONITORING_INBOX_MAX_MB,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

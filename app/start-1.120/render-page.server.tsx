@@ -7,7 +7,7 @@
  * order: the handler, the nonce on React's scripts, the manifest filter, the route failures.
  */
 import { PassThrough, Readable, Transform } from 'node:stream';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import { type ReadableStream as NodeWebStream, TransformStream } from 'node:stream/web';
 import { type AnyRoute, type AnyRouter, isNotFound, isRedirect } from '@tanstack/react-router';
 import {
   defineHandlerCallback,
@@ -28,6 +28,13 @@ import {
   recordFailure,
   sanitiseFailure,
 } from '#app/server/failures/record-failure.server';
+import {
+  agentClassOf,
+  keepRenderedPage,
+  pageCacheOn,
+  type RenderedPage,
+} from '#app/server/page-cache/page-cache.server';
+import { carriesPerRequestQuery, mayKeep } from '#app/server/page-cache/page-cache-policy';
 import { newNonce, pageContentSecurityPolicy } from '#app/server/security/security-headers.server';
 import { siteConfig } from '#app/server/site-config.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
@@ -83,26 +90,109 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     }
 
     const { statusCode, redirect } = router.state;
-    const body = transformReadableStreamWithRouter(router, rendered.stream);
+    const spotlightUrl = siteConfig().monitoring.spotlight;
+    let body = transformReadableStreamWithRouter(router, rendered.stream);
     if (nonce) {
       responseHeaders.set(
         'Content-Security-Policy',
         // The page may reach what its config names: the Spotlight sidecar, when that is on.
-        pageContentSecurityPolicy(nonce, siteConfig().monitoring.spotlight),
+        pageContentSecurityPolicy({ nonce }, spotlightUrl),
       );
     }
-    return new Response(body as unknown as BodyInit, {
-      // A render failure inside a Suspense boundary is known by the time the shell is ready
-      // (React streams a client-render marker with its digest); later ones cannot change it.
-      status: pageStatus({
-        routerStatus: statusCode,
-        redirected: !!redirect,
-        failed: failed || renderFailed,
-      }),
-      headers: responseHeaders,
+    // A render failure inside a Suspense boundary is known by the time the shell is ready
+    // (React streams a client-render marker with its digest); later ones cannot change it.
+    const status = pageStatus({
+      routerStatus: statusCode,
+      redirected: !!redirect,
+      failed: failed || renderFailed,
     });
+    const offer = pageCacheOffer(router, request);
+    if (offer) {
+      // Judged once the whole page has passed: a failure late in the stream is not kept either.
+      body = withWholePage(body, (html) => {
+        const keep = mayKeep({
+          method: request.method,
+          status,
+          kind: offer.kind,
+          failedOrRedirected: failed || renderFailed || !!redirect,
+          clientGone: client.gone(),
+          setsCookie: responseHeaders.has('set-cookie'),
+          perRequest: offer.perRequest,
+        });
+        if (!keep) return;
+        void keepRenderedPage({ ...offer, status, html, nonce, spotlightUrl });
+      });
+    }
+    return new Response(body as unknown as BodyInit, { status, headers: responseHeaders });
   },
 );
+
+/** A render the page cache may keep, once it is whole and has not failed. */
+type PageCacheOffer = Pick<RenderedPage, 'kind' | 'url' | 'agent' | 'policy'> & {
+  /** The request carries a query key a route acts on per request: rendered, never kept. */
+  perRequest: boolean;
+};
+
+/**
+ * What the page cache (app/server/page-cache/) may keep of this render, read off the router's
+ * matches: an opted-in route's page (`staticData.pageCache`) or the not-found page (the root's
+ * `staticData.notFoundPageCache`), with the query keys its routes act on per request. Undefined
+ * when the cache is off or the page did not opt in.
+ */
+function pageCacheOffer(router: AnyRouter, request: Request): PageCacheOffer | undefined {
+  if (!pageCacheOn()) return undefined;
+  const matches = router.state.matches as LoadedMatch[];
+  const staticData = (routeId: string) =>
+    (router.looseRoutesById[routeId] as AnyRoute | undefined)?.options.staticData ?? {};
+  const root = router.routeTree as AnyRoute;
+  const perRequestQuery = [
+    ...new Set(
+      [root.id, ...matches.map((match) => match.routeId)].flatMap(
+        (routeId) => staticData(routeId).perRequestQuery ?? [],
+      ),
+    ),
+  ];
+  const notFound = router.state.statusCode === 404;
+  const leaf = matches[matches.length - 1];
+  // Only a path no route matched is the not-found page everyone gets: a route that matched and
+  // then said not-found (an unknown id, a page past the last) decided it from the request.
+  if (notFound && leaf && leaf.routeId !== root.id) return undefined;
+  const optIn = notFound
+    ? staticData(root.id).notFoundPageCache
+    : leaf && staticData(leaf.routeId).pageCache;
+  // A response no cache may store (the inbox's `no-store`, set by the server's entry) never is.
+  if (!optIn || getEvent().node.res.getHeader('cache-control') === 'no-store') return undefined;
+  // The URL as the server's entry saw it, which keys the cache's look-ups: the same bytes.
+  const url = getEvent().node.req.url ?? '/';
+  const query = url.indexOf('?');
+  return {
+    kind: notFound ? 'not-found' : 'page',
+    url,
+    agent: agentClassOf(request.headers.get('user-agent')),
+    policy: { ...optIn, perRequestQuery },
+    perRequest: carriesPerRequestQuery(query === -1 ? '' : url.slice(query + 1), perRequestQuery),
+  };
+}
+
+/** The page's stream as it is, and its whole text to `done` once it has all passed. */
+function withWholePage(
+  body: NodeWebStream<Uint8Array>,
+  done: (html: string) => void,
+): NodeWebStream<Uint8Array> {
+  const chunks: Buffer[] = [];
+  return body.pipeThrough(
+    new TransformStream<Uint8Array | string, Uint8Array>({
+      transform(chunk, controller) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        chunks.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        controller.enqueue(bytes);
+      },
+      flush() {
+        done(Buffer.concat(chunks).toString());
+      },
+    }),
+  );
+}
 
 /**
  * Renders until the shell is ready (then streams the rest), or with `waitForAll` until

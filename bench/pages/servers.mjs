@@ -12,7 +12,7 @@ const START_TIMEOUT_MS = 30_000;
 
 /** Settings the bench decides: an inherited value would change what is measured. */
 const CONTROLLED =
-  /^(SENTRY_|MONITORING_|LOAD_SHEDDING_LAG_MS$|MAX_CONNECTIONS_PER_CLIENT$|DEBUG$|NITRO_|PORT$|HOST$|WEB_CONCURRENCY$)/;
+  /^(SENTRY_|MONITORING_|LOAD_SHEDDING_LAG_MS$|MAX_CONNECTIONS_PER_CLIENT$|DEBUG$|NITRO_|PORT$|HOST$|WEB_CONCURRENCY$|PAGE_CACHE_MAX_MB$)/;
 
 /** What every server gets: production React, loopback, a free port. */
 const BASE_ENV = { NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0' };
@@ -77,13 +77,16 @@ export const startBareReact = () =>
  * the bench's own load would count as fast answers (docs/decisions/0810). `tracesSampleRate`
  * ('0' or '1') fixes whether the browser's page view is traced, which decides what JavaScript a
  * first visit loads (decision 0950); the server's work is the same either way. `workers`:
- * WEB_CONCURRENCY, one process unless told.
+ * WEB_CONCURRENCY, one process unless told. `pageCache`: the page cache on (decision 1300), so
+ * /about and / are rendered once and then answered from it; off unless told, so that every
+ * request renders.
  */
-export function startOurs({ name, dsn, tracesSampleRate, workers = '1' }) {
+export function startOurs({ name, dsn, tracesSampleRate, workers = '1', pageCache = false }) {
   const env = {
     LOAD_SHEDDING_LAG_MS: '0',
     SENTRY_TRACES_SAMPLE_RATE: tracesSampleRate,
     WEB_CONCURRENCY: workers,
+    PAGE_CACHE_MAX_MB: pageCache ? '16' : '0',
   };
   if (dsn) env.SENTRY_DSN = dsn;
   else env.MONITORING_INBOX_DIR = makeTempDir('bench-pages-inbox-');

@@ -5,6 +5,7 @@
  * behind the real tunnel; tunnel answers and failed chunks are faked with `page.route`.
  */
 
+import { createHash } from 'node:crypto';
 import { type BrowserContext, expect, type Page, type Route, test } from '@playwright/test';
 import { errorEvents, errorMessages, sessionUpdates } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
@@ -203,10 +204,25 @@ test('an error thrown by an inline script before any bundle arrives', async ({ p
     async (route) => {
       const response = await route.fetch();
       const html = await response.text();
+      const code =
+        "function throwsInline(){throw new Error('thrown by an inline script')}throwsInline()";
       const nonce = /<script nonce="([^"]+)" id="monitoring-recorder"/.exec(html)?.[1];
-      const inline = `<script nonce="${nonce}">function throwsInline(){throw new Error('thrown by an inline script')}throwsInline()</script>`;
+      const inline = nonce
+        ? `<script nonce="${nonce}">${code}</script>`
+        : `<script>${code}</script>`;
+      // A page from the page cache allows its inline scripts by hash (decision 1300): a snippet
+      // of the page's own would be listed with them.
+      const headers = response.headers();
+      if (!nonce) {
+        const hash = createHash('sha256').update(code).digest('base64');
+        headers['content-security-policy'] = (headers['content-security-policy'] ?? '').replace(
+          "script-src 'self'",
+          `script-src 'self' 'sha256-${hash}'`,
+        );
+      }
       await route.fulfill({
         response,
+        headers,
         body: html.replace(
           /(<script[^>]*id="monitoring-recorder"[^>]*>.*?<\/script>)/s,
           `$1${inline}`,

@@ -16,7 +16,9 @@ const BASE_HEADERS = {
 let server: BuiltServer;
 
 beforeAll(async () => {
-  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: 'true' });
+  // Every page rendered: a page from the cache allows its inline scripts by hash instead of a
+  // nonce, with the same headers otherwise (tests/http/page-cache.test.ts).
+  server = await startBuiltServer({ ENABLE_EXAMPLE_ROUTES: 'true', PAGE_CACHE_MAX_MB: '0' });
 });
 afterAll(() => server?.stop());
 

@@ -84,13 +84,15 @@ export interface BuiltServerOptions {
    * only through the namespace's `connect`, the barrier included.
    */
   namespace?: NetworkNamespace;
+  /** Another build's entry (a copy of .output elsewhere); the production build's by default. */
+  entry?: string;
 }
 
 export async function startBuiltServer(
   env: Record<string, string> = {},
   options: BuiltServerOptions = {},
 ): Promise<BuiltServer> {
-  const { fileSizeLimitBytes, descriptorLimit, namespace } = options;
+  const { fileSizeLimitBytes, descriptorLimit, namespace, entry = BUILT_ENTRY } = options;
   const limits = [
     ...(fileSizeLimitBytes === undefined ? [] : [`--fsize=${fileSizeLimitBytes}`]),
     ...(descriptorLimit === undefined ? [] : [`--nofile=${descriptorLimit}`]),
@@ -100,7 +102,7 @@ export async function startBuiltServer(
     ...(namespace ? namespace.enter() : []),
     ...(limits.length > 0 ? ['prlimit', ...limits] : []),
     process.execPath,
-    BUILT_ENTRY,
+    entry,
   ];
   const child = spawn(command, args, {
     env: testEnv(env),

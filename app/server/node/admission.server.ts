@@ -333,8 +333,17 @@ export function createAdmission(
 
 /** The built server's admission of the requests that cost it work: pages and server-function calls. */
 export interface RequestAdmission {
-  /** Runs `serve` once the page has a place, or answers 503 (lag, a full queue, a long wait). */
-  admitPage(req: IncomingMessage, res: ServerResponse, serve: () => void): void;
+  /**
+   * Runs `serve` once the page has a place, or answers 503 (lag, a full queue, a long wait).
+   * `fromCache` answers it without a place when it can (the page cache, decision 1300): still
+   * after the lag check, so that every page is shed alike while the server is overloaded.
+   */
+  admitPage(
+    req: IncomingMessage,
+    res: ServerResponse,
+    serve: () => void,
+    fromCache?: () => boolean,
+  ): void;
   /** Runs `serve` once the call has a place, or answers 429 (this client's share) or 503. */
   admitServerFunction(req: IncomingMessage, res: ServerResponse, serve: () => void): void;
 }
@@ -394,11 +403,12 @@ export function createRequestAdmission(options: {
   const callsPerClient = createClientSlots(SERVER_FUNCTION_CALLS_PER_CLIENT);
 
   return {
-    admitPage(req, res, serve) {
+    admitPage(req, res, serve, fromCache) {
       if (lag.shedding()) {
         shed(res, `event loop lag ${Math.round(lag.lagMs())} ms over LOAD_SHEDDING_LAG_MS`);
         return;
       }
+      if (fromCache?.()) return;
       pages.admit({
         start: (place) => {
           res.once('close', place.release);

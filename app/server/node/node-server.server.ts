@@ -8,13 +8,15 @@
  * - files go to nitro's static handler with `Accept-Encoding` read as the RFC says
  *   (./public-files.server.ts), with `Cache-Control` by kind;
  * - pages and server-function calls wait for places of their own, and new pages are shed while
- *   the event loop lags (./admission.server.ts);
+ *   the event loop lags (./admission.server.ts); a page that is the same for every visitor is
+ *   answered from the page cache when it holds it, with no place (../page-cache/page-cache.server.ts);
  * - around it, the server's limits (./server-limits.server.ts), the warm-up before it listens
  *   (./warm-up.server.ts), the start lines (../startup.server.ts) and graceful shutdown
  *   (./graceful-shutdown.server.ts).
- * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md, 0604, 0820, 1030.
+ * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md, 0604, 0820, 1030, 1300.
  */
 import '#nitro-internal-pollyfills';
+import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { toNodeListener } from 'h3';
 import { useNitroApp } from 'nitropack/runtime';
@@ -22,6 +24,7 @@ import { mayListen } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { healthDoor, linkHealthToPrimary } from '#app/server/health/health.server';
 import { inboxApiDoor } from '#app/server/inbox/api/inbox-api.server';
+import { serveCachedPage, startPageCache } from '#app/server/page-cache/page-cache.server';
 import { stampPeerAddress } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
 import { listenAndAnnounce, openInboxAtStart } from '#app/server/startup.server';
@@ -42,6 +45,11 @@ const securityHeaders = baseSecurityHeaders(config.hsts);
 // The entry is .output/server/index.mjs; what nitro serves as files is beside it.
 const publicFiles = listPublicFiles(new URL('../public', import.meta.url));
 const limits = serverLimitsFor(config);
+// Empty at every start, keyed by what this build was built from (decision 1300).
+startPageCache({
+  buildStamp: readBuildStamp(new URL('../build-stamp.json', import.meta.url)),
+  maxBytes: config.pageCacheMaxBytes,
+});
 const admission = createRequestAdmission({
   maxOpenPages: limits.maxOpenPages,
   loadSheddingLagMs: config.loadSheddingLagMs,
@@ -75,7 +83,12 @@ const server = new Server(
     } else if (kind === 'server-function') {
       admission.admitServerFunction(req, res, () => app(req, res));
     } else {
-      admission.admitPage(req, res, () => app(req, res));
+      admission.admitPage(
+        req,
+        res,
+        () => app(req, res),
+        () => serveCachedPage(req, res, path),
+      );
     }
   },
 );
@@ -93,5 +106,14 @@ void warmUp(nitroApp, warmUpPaths(config.monitoring.kind))
     listenAndAnnounce(server, config, inboxProblem);
     linkHealthToPrimary();
   });
+
+/** The build's record of its sources (scripts/build-state.mjs); a build without one keys as one. */
+function readBuildStamp(file: URL): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return 'no build stamp';
+  }
+}
 
 export default {};

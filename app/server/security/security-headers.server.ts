@@ -27,15 +27,24 @@ export function baseSecurityHeaders(hsts: boolean): Array<[string, string]> {
 }
 
 /**
- * The policy of a server-rendered page. Scripts: our own files, and inline scripts that carry
- * this response's nonce (Start's hydration data, React's streaming scripts). Connections: only
+ * Which inline scripts a page runs: those that carry this response's nonce (a rendered page), or
+ * exactly those whose text has one of these hashes (a page from the cache, the same for every
+ * visitor: app/server/page-cache/, decision 1300).
+ */
+export type InlineScripts = { nonce: string } | { hashes: readonly string[] };
+
+/**
+ * The policy of a server-rendered page. Scripts: our own files, and the page's inline scripts
+ * (Start's hydration data, React's streaming scripts, the recorder) by nonce or by hash, never
+ * 'unsafe-inline'. Connections: only
  * our own origin, so the tunnel is the only way out for reports; and the Spotlight sidecar
  * when the page was told to copy its reports there (development only, decision 0930).
  */
-export function pageContentSecurityPolicy(nonce: string, spotlightUrl?: string): string {
+export function pageContentSecurityPolicy(inline: InlineScripts, spotlightUrl?: string): string {
+  const inlineSources = 'nonce' in inline ? `'nonce-${inline.nonce}'` : inline.hashes.join(' ');
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}'`,
+    `script-src 'self' ${inlineSources}`.trimEnd(),
     "style-src 'self'",
     "img-src 'self' data:",
     "font-src 'self'",

@@ -13,9 +13,20 @@ describe('pageContentSecurityPolicy', () => {
     // A path cannot add a directive: only the origin goes into the policy.
     ['http://127.0.0.1:9000/a;script-src%20*', "'self' http://127.0.0.1:9000"],
   ])('with the Spotlight sidecar %j, pages may connect to %s', (sidecar, sources) => {
-    const policy = pageContentSecurityPolicy('n0nce', sidecar);
+    const policy = pageContentSecurityPolicy({ nonce: 'n0nce' }, sidecar);
     expect(connectSources(policy)).toBe(sources);
     expect(policy).toContain("script-src 'self' 'nonce-n0nce'");
+  });
+
+  it.each([
+    [["'sha256-AAAA'", "'sha256-BBBB'"], "script-src 'self' 'sha256-AAAA' 'sha256-BBBB';"],
+    // A page without inline scripts allows none: never 'unsafe-inline'.
+    [[], "script-src 'self';"],
+  ])('a cached page with the hashes %j allows only those inline scripts', (hashes, directive) => {
+    const policy = pageContentSecurityPolicy({ hashes });
+    expect(`${policy};`).toContain(directive);
+    expect(policy).not.toContain('nonce-');
+    expect(policy).not.toContain('unsafe-inline');
   });
 });
 
