@@ -46,10 +46,6 @@ const securityHeaders = baseSecurityHeaders(config.hsts);
 const publicFiles = listPublicFiles(new URL('../public', import.meta.url));
 const limits = serverLimitsFor(config);
 // Empty at every start, keyed by what this build was built from (decision 1300).
-startPageCache({
-  buildStamp: readBuildStamp(new URL('../build-stamp.json', import.meta.url)),
-  maxBytes: config.pageCacheMaxBytes,
-});
 const admission = createRequestAdmission({
   maxOpenPages: limits.maxOpenPages,
   loadSheddingLagMs: config.loadSheddingLagMs,
@@ -102,6 +98,12 @@ void warmUp(nitroApp, warmUpPaths(config.monitoring.kind))
   .then(mayListen)
   .then(() => {
     if (isShuttingDown()) return;
+    // After the warm-up: its renders warm the code visitors run, and fill no cache entry (a
+    // visitor's first render does, as each test and operator expects of a fresh start).
+    startPageCache({
+      buildStamp: readBuildStamp(new URL('../build-stamp.json', import.meta.url)),
+      maxBytes: config.pageCacheMaxBytes,
+    });
     lagMonitor(config.loadSheddingLagMs).warm();
     listenAndAnnounce(server, config, inboxProblem);
     linkHealthToPrimary();

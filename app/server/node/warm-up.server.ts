@@ -23,11 +23,13 @@ export function warmUpPaths(monitoring: 'local-inbox' | 'sentry'): string[] {
 }
 
 /**
- * A browser's User-Agent: browsers get the streaming render (Start renders the whole page at once
- * for crawlers, isbot), which is what visitors are served.
+ * A browser's User-Agent, bare: browsers get the streaming render (Start renders the whole page at
+ * once for crawlers, isbot), which is what visitors are served. Any note added to it (it once
+ * ended in "(server warm-up)") made isbot take it for a crawler, so the warm-up compiled the
+ * crawlers' render instead. The page cache starts after the warm-up, so it keeps none of these.
  */
 const WARM_UP_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 (server warm-up)';
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 /**
  * A warm-up that has not ended by then is given up and the server listens anyway: a page that
