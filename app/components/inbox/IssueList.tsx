@@ -11,10 +11,6 @@ import { countOf, formatUtc, isoOf, triageNoteOf, usersOf } from './format';
 import { BULK_FORM_ID, StatusBadges } from './InboxActions';
 
 /**
- * The list of issues on /errors: its filters, each row with its counts and sparkline, and the
- * environment badge rows and issue pages share.
- */
-/**
  * The issues, one row each: what, where, how often, whom and when, and its last 24 hours;
  * `selectable`, each with a checkbox of the bulk form (InboxActions.tsx `BulkTriage`).
  */
