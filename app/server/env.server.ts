@@ -64,16 +64,15 @@ function quotesHint(value: string): string {
   return /^\s*(["'`]).*\1\s*$/.test(value) ? '; remove the quotes around it' : '';
 }
 
-const dsnList = v.pipe(
-  v.string(),
-  v.transform((list) =>
-    list
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean),
-  ),
-  v.array(dsn),
+/** A comma-separated value's entries, each trimmed, empty ones dropped. */
+const commaSeparated = v.transform((list: string) =>
+  list
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
 );
+
+const dsnList = v.pipe(v.string(), commaSeparated, v.array(dsn));
 
 const flag = v.pipe(
   v.string(),
@@ -124,15 +123,11 @@ const spotlight = v.pipe(
 /** Host names as a browser sends them in `Host` (name or IP, optional port), lower-cased. */
 const hostList = v.pipe(
   v.string(),
-  v.transform((list) =>
-    list
-      .split(',')
-      .map((item) => item.trim().toLowerCase())
-      .filter(Boolean),
-  ),
+  commaSeparated,
   v.array(
     v.pipe(
       v.string(),
+      v.toLowerCase(),
       v.regex(
         /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/,
         (issue) => `"${issue.input}" is not a host name (a name or IP, with an optional :port)`,
@@ -144,11 +139,9 @@ const hostList = v.pipe(
 /** TRUSTED_PROXIES: comma-separated entries as proxy-addr reads them, each checked on its own. */
 const trustedProxies = v.pipe(
   v.string(),
+  commaSeparated,
   v.rawTransform(({ dataset, addIssue, NEVER }): TrustedProxies => {
-    const entries = dataset.value
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
+    const entries = dataset.value;
     const bad = entries.filter((entry) => {
       try {
         trustedProxiesOf([entry]);
@@ -183,12 +176,10 @@ const smtpUrl = v.pipe(
  */
 const webhookUrls = v.pipe(
   v.string(),
+  commaSeparated,
   v.rawTransform(({ dataset, addIssue, NEVER }): URL[] => {
     const urls: URL[] = [];
-    const entries = dataset.value
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
+    const entries = dataset.value;
     for (const [index, entry] of entries.entries()) {
       const which = `entry ${index + 1}`;
       let url: URL;
@@ -227,12 +218,7 @@ const emailAddress = v.pipe(
 
 const emailList = v.pipe(
   v.string(),
-  v.transform((list) =>
-    list
-      .split(',')
-      .map((item) => item.trim())
-      .filter(Boolean),
-  ),
+  commaSeparated,
   v.array(emailAddress),
   v.minLength(1, 'names no address'),
 );
