@@ -2,7 +2,7 @@
 // side in one run (issue 12). Five servers, each in its own process on 127.0.0.1:
 //   minimal Start 1.120   bench/pages/minimal-start, built here from the same node_modules
 //   bare React 19         renderToPipeableStream on node:http, the same markup: the limit
-//   ours (inbox)          .output/server/index.mjs, SENTRY_DSN unset (local inbox mode), the page
+//   ours (inbox)          the built server entry, SENTRY_DSN unset (local inbox mode), the page
 //                         cache off (PAGE_CACHE_MAX_MB=0): every request is rendered
 //   ours (Sentry)         the same build, SENTRY_DSN set to a fake ingest in this process
 //   ours (inbox), cached  ours (inbox) with the page cache on: /about and / come from it after

@@ -1,7 +1,7 @@
 // npm run bench: the tunnel's throughput and latency on loopback, side by side with
 //   (a) a bare node:http streaming proxy (bench/bare-proxy.mjs): the floor any tunnel pays,
 //   (b) Sentry's own handleTunnelRequest (@sentry/core) on node:http,
-//   (c) our POST /monitoring in the production build (.output/server/index.mjs), in a fresh
+//   (c) our POST /monitoring in the production build (its built server entry), in a fresh
 //       server and in one that has rendered pages first, as a deployed server has.
 // A rendered page switches on Start's AsyncLocalStorage, whose hooks then run for every async
 // resource in the process: every request there costs more, whatever serves it. So the

@@ -1,4 +1,4 @@
-// The built server (.output/server/index.mjs) in a child process, on 127.0.0.1 and a free port,
+// The built server entry in a child process, on 127.0.0.1 and a free port,
 // with its stderr kept so that the bench can say what the server complained about.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

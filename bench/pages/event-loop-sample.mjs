@@ -1,7 +1,7 @@
-// app/server/health/event-loop.server.ts and runtime-health.server.ts in plain JS for
-// the bare React server (no build step): one monitor in back-to-back windows, and the home page
-// waits for the end of the next whole window, every page in the meantime on the same promise,
-// as the app's does.
+// The app's event-loop monitor and the home page's runtime figures (both in
+// app/server/health/event-loop.server.ts) in plain JS for the bare React server (no build
+// step): one monitor in back-to-back windows, and the home page waits for the end of the next
+// whole window, every page in the meantime on the same promise, as the app's does.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const WINDOW_MS = 250;
