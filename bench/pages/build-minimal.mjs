@@ -16,7 +16,6 @@ const VINXI_CLI = join(ROOT, 'node_modules/vinxi/bin/cli.mjs');
 const SHARED_INPUTS = [
   'package-lock.json',
   'app/server/health/event-loop.server.ts',
-  'app/server/health/event-loop.server.ts',
   'app/start-1.120/process-shared.server.ts',
   'app/styles/app.css',
   'public/favicon.svg',
@@ -28,7 +27,9 @@ function whyBuild() {
   const built = statSync(MINIMAL_ENTRY).mtimeMs;
   const changed = SHARED_INPUTS.find((path) => {
     const full = join(ROOT, path);
-    return existsSync(full) && statSync(full).mtimeMs > built;
+    // A file moved away would otherwise pass for unchanged, and the minimal app's build fail later.
+    if (!existsSync(full)) throw new Error(`${path}, which the minimal Start app imports, is gone`);
+    return statSync(full).mtimeMs > built;
   });
   return changed ? `${changed} changed since the last build` : null;
 }
