@@ -45,8 +45,8 @@ export function exposureLine({ host, port }) {
 }
 
 /**
- * What `npm start` prints for a port in use (app/server/node/node-server.server.ts): the
- * same words in development.
+ * What `npm start` prints for a port in use (`listenAndAnnounce` in
+ * app/server/startup.server.ts): the same words in development.
  * @param {{ host: string; port: number }} address
  */
 export function portInUseMessage({ host, port }) {
