@@ -1,11 +1,11 @@
 /**
  * `vinxi dev`'s /monitoring router (an `http` router, see app.config.ts): glue to the tunnel's
- * one front door (app/server/tunnel/tunnel-instance.server.ts), which the built server's entry
+ * one front door (app/server/tunnel/tunnel.server.ts), which the built server's entry
  * calls too. The router prefix-matches, so anything but exactly /monitoring is handed back:
  * returning nothing lets h3 go on to the app, which answers 404.
  */
 import { eventHandler } from 'vinxi/http';
-import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
+import { tunnelDoor } from '#app/server/tunnel/tunnel.server';
 
 export default eventHandler((event) => {
   const { req, res } = event.node;

@@ -28,7 +28,7 @@ import { serveCachedPage, startPageCache } from '#app/server/page-cache/page-cac
 import { stampPeerAddress } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
 import { listenAndAnnounce, openInboxAtStart } from '#app/server/startup.server';
-import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
+import { tunnelDoor } from '#app/server/tunnel/tunnel.server';
 import { createRequestAdmission, lagMonitor, requestKind } from './admission.server';
 import { pathOf, refuseEarly } from './entry-refusals';
 import { handleShutdownSignals, isShuttingDown } from './graceful-shutdown.server';

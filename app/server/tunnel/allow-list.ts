@@ -14,12 +14,7 @@ import {
   tunnelTargetOf,
 } from '#app/monitoring/dsn';
 import { isRecord } from '#app/server/inbox/protocol-values';
-import type { Exchange } from './exchange.server';
 
-/**
- * Which Sentry project a report may go to: the query (o, p, r) parsed, then judged against the
- * allow-list of DSNs. Pure.
- */
 /**
  * Which envelopes the tunnel accepts and where they go. Built once from the configured DSNs,
  * so a request costs one map lookup and, usually, one string comparison.
@@ -112,15 +107,12 @@ export function parseTunnelQuery(url: string): TunnelQueryResult {
 }
 
 /**
- * An envelope's header line: read from the request stream without reading the body, then
- * checked against the query's DSN before anything is forwarded or stored.
+ * The header line must end within this many bytes, as in Sentry's own tunnel. The header line
+ * is the first line of a Sentry envelope, a JSON object that names the DSN it is meant for
+ * (https://develop.sentry.dev/sdk/data-model/envelopes/): found in the bytes as they arrive,
+ * then checked against the query's DSN before anything is forwarded or stored. Only the header
+ * line is ever decoded, never the items.
  */
-/**
- * The first line of a Sentry envelope: a JSON object that names the DSN it is meant for.
- * https://develop.sentry.dev/sdk/data-model/envelopes/
- * Framework-free: works on bytes; only the header line is ever decoded, never the items.
- */
-/** The header line must end within this many bytes, as in Sentry's own tunnel. */
 export const MAX_HEADER_BYTES = 64 * 1024;
 
 const NEWLINE = 0x0a;
@@ -214,49 +206,4 @@ export function topLevelKeyCount(text: string, name: string): number {
     }
   }
   return count;
-}
-
-/**
- * Phase 1: the body up to the end of the envelope's header line, at most 64 KiB of it. The
- * chunks read stay on the exchange for the next phase, which sends or stores them first.
- */
-/** Calls `onLine` with the header line, and whether the body has ended with it. */
-export function readHeaderLine(
-  exchange: Exchange,
-  onLine: (line: Uint8Array, ended: boolean) => void,
-): void {
-  const { options } = exchange;
-  const scanner = new HeaderLineScanner();
-  const stop = exchange.read(
-    (chunk) => {
-      exchange.received += chunk.length;
-      if (exchange.received > options.maxBytes) {
-        exchange.rejectAndClose(413, `envelope over ${options.maxBytes} bytes`);
-        return;
-      }
-      exchange.head.push(chunk);
-      const newline = scanner.push(chunk);
-      if (newline === 'too-long') {
-        exchange.reject(400, 'no envelope header line within 64 KiB');
-        return;
-      }
-      if (newline === -1) return;
-      const { head, received } = exchange;
-      const line =
-        head.length === 1
-          ? chunk.subarray(0, newline)
-          : Buffer.concat(head).subarray(0, received - chunk.length + newline);
-      stop();
-      onLine(line, false);
-    },
-    () => {
-      if (exchange.received === 0) {
-        exchange.reject(400, 'empty envelope');
-        return;
-      }
-      // A body without a newline is a header line alone (no items).
-      stop();
-      onLine(Buffer.concat(exchange.head), true);
-    },
-  );
 }

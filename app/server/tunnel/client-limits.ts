@@ -4,6 +4,9 @@
  */
 import { workerShareOf } from '#app/server/cluster/worker-count';
 
+/** 'client': the client holds its share already (429); 'full': everyone together does (503). */
+export type BudgetAnswer = 'ok' | 'client' | 'full';
+
 /**
  * Bytes that envelopes being received may hold in memory at once, shared fairly. In local inbox
  * mode the tunnel keeps each envelope whole until it is written (up to SENTRY_TUNNEL_MAX_BYTES
@@ -26,9 +29,6 @@ export interface ByteBudgetLimits {
   reserve: number;
   smallEnvelope: number;
 }
-
-/** 'client': the client holds its share already (429); 'full': everyone together does (503). */
-export type BudgetAnswer = 'ok' | 'client' | 'full';
 
 /** What one envelope holds, from its first byte until its exchange ends. */
 export interface Holding {
@@ -137,7 +137,6 @@ export function localBufferLimits(maxBytes: number, workers: number): ByteBudget
  * the client's next envelopes wait. Pure: the clock is passed in
  * (docs/decisions/0313-inbox-rate-per-client.md).
  */
-
 export interface ClientRateLimits {
   envelopesPerSecond: number;
   envelopeBurst: number;
@@ -243,14 +242,13 @@ export function clientRateHeaders(retryAfterSeconds: number): Record<string, str
 }
 
 /**
- * A client's share of what the tunnel holds for slow uploads, and the answer past it: 429 with
- * `Retry-After` and `X-Sentry-Rate-Limits`, so that the browser SDK backs off (it drops a 503
- * and retries nothing, but keeps a 429's envelope and waits as told). The wait is the body
- * deadline: by then every upload the client has in progress has ended, one way or the other.
- * Pure (docs/decisions/0611-tunnel-shared-fairly.md).
+ * Answer headers for a client past its share of what the tunnel holds for slow uploads, for
+ * `bodyTimeoutMs` (SENTRY_TUNNEL_BODY_TIMEOUT_MS): 429 with `Retry-After` and
+ * `X-Sentry-Rate-Limits`, so that the browser SDK backs off (it drops a 503 and retries nothing,
+ * but keeps a 429's envelope and waits as told). The wait is the body deadline: by then every
+ * upload the client has in progress has ended, one way or the other
+ * (docs/decisions/0611-tunnel-shared-fairly.md).
  */
-
-/** Answer headers for a client past its share, for `bodyTimeoutMs` (SENTRY_TUNNEL_BODY_TIMEOUT_MS). */
 export function clientShareHeaders(bodyTimeoutMs: number): Record<string, string> {
   const seconds = String(Math.max(1, Math.ceil(bodyTimeoutMs / 1000)));
   // No categories: every kind of envelope waits (scope and reason are for people, the SDK

@@ -1,19 +1,16 @@
 /**
  * How one tunnel exchange is answered: once, then drained or closed gently; the 408 deadline for
- * a body that stops arriving.
+ * a body that stops arriving; and the tunnel's words, its log lines and the reasons it answers
+ * with, as pure functions, so that what an operator reads is tested as a table
+ * (tests/unit/server/tunnel/tunnel.test.ts).
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TunnelTarget } from '#app/monitoring/dsn';
 import { requestClientKey } from '#app/server/security/client-key';
 import { clientRateHeaders, clientShareHeaders } from './client-limits';
-import { type TunnelOptions, tunnelLogLine } from './tunnel.server';
+import type { TunnelOptions } from './tunnel.server';
 
-/**
- * One POST /monitoring exchange: what has been read so far, and the ways it is answered. Every
- * path answers exactly once. An answer that leaves a body unread for good (408, 413, 502, 504)
- * closes the connection once written; the other rejections drain the rest politely until the
- * body deadline (docs/decisions/0101, 0104).
- */
 /** How much of a rejected body is read and dropped before the connection is closed instead. */
 const DISCARD_AT_LEAST = 8 * 1024 * 1024;
 
@@ -24,6 +21,12 @@ type Reader = { onData: (chunk: Buffer) => void; onEnd: () => void };
 /** For 'error' events that are expected once we have given up on a stream. */
 export function ignore(): void {}
 
+/**
+ * One POST /monitoring exchange: what has been read so far, and the ways it is answered. Every
+ * path answers exactly once. An answer that leaves a body unread for good (408, 413, 502, 504)
+ * closes the connection once written; the other rejections drain the rest politely until the
+ * body deadline (docs/decisions/0101, 0104).
+ */
 export class Exchange {
   /** Body bytes read so far. */
   received = 0;
@@ -240,11 +243,9 @@ function onBodyDeadline(exchange: Exchange): void {
 }
 
 /**
- * Closing a connection after an answer without losing the answer to a reset.
- */
-/**
  * How long a connection closed after an answer may linger, still read and dropped, before it is
- * destroyed: time for the client to read the answer and close its side.
+ * destroyed (closing without losing the answer to a reset): time for the client to read the
+ * answer and close its side.
  */
 const CLOSE_LINGER_MS = 2_000;
 
@@ -260,4 +261,34 @@ export function closeGently(socket: Socket): void {
   const timer = setTimeout(() => socket.destroy(), CLOSE_LINGER_MS);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
+}
+
+/** One log line per rejected or failed request: `[tunnel] STATUS reason`. */
+export function tunnelLogLine(status: number, reason: string): string {
+  return `[tunnel] ${status} ${reason}`;
+}
+
+/**
+ * The rate-limit kind of a tunnel log line (app/server/logging/rate-limited-log.ts): its status,
+ * so that a flood of 400s cannot hide the first 502 from Sentry. `[tunnel] 403 …` is
+ * `tunnel 403`; a line with no status is `tunnel`.
+ */
+export function tunnelLogKind(line: string): string {
+  const status = /^\[tunnel\] (\d{3}) /.exec(line)?.[1];
+  return status ? `tunnel ${status}` : 'tunnel';
+}
+
+/** A thrown value's message, for the log only: it may name server paths. */
+export function errorMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A bug caught before it could take the server down: logged, answered 500. */
+export function internalErrorLine(error: unknown): string {
+  return tunnelLogLine(500, `internal error: ${errorMessageOf(error)}`);
+}
+
+/** The 403 reason when no allowed DSN has the query's organisation, project and region. */
+export function noAllowedDsnReason({ o, p, r }: TunnelTarget): string {
+  return `no allowed DSN for o=${o} p=${p}${r ? ` r=${r}` : ''}`;
 }

@@ -14,20 +14,21 @@ import { requestClientAddress } from '#app/server/security/client-key';
 import type { Destination } from './allow-list';
 import { type Exchange, ignore } from './exchange.server';
 
-/**
- * Phase 2a: the envelope streamed to Sentry byte for byte (the header line read so far, then the
- * rest as it arrives, with back-pressure), and Sentry's answer handed back with the headers the
- * SDK needs. Sentry has `timeoutMs` from the start of the forward to answer, a wait for a pooled
- * connection included (then 504); unreachable, it is a 502. An envelope whose body is still
- * arriving goes on the streaming pool (below), and a client may have at most
- * `streamingForwards.perClient` of those at once (then 429): slow clients cannot hold the
- * connections that whole envelopes go on (docs/decisions/0611).
- */
 /** The headers of Sentry's answer the SDK needs (it reads rate limits on 200s too). */
 const ANSWER_HEADERS = ['content-type', 'content-length', 'retry-after', 'x-sentry-rate-limits'];
 /** Client headers Sentry uses (Origin/Referer for the project's allowed domains). */
 const FORWARDED_HEADERS = ['user-agent', 'origin', 'referer'] as const;
 
+/**
+ * Phase 2a: the envelope streamed to Sentry byte for byte (the header line read so far, then the
+ * rest as it arrives, with back-pressure: never read whole, as node:stream/consumers would, for
+ * the body is not to be buffered), and Sentry's answer handed back with the headers the SDK
+ * needs. Sentry has `timeoutMs` from the start of the forward to answer, a wait for a pooled
+ * connection included (then 504); unreachable, it is a 502. An envelope whose body is still
+ * arriving goes on the streaming pool (below), and a client may have at most
+ * `streamingForwards.perClient` of those at once (then 429): slow clients cannot hold the
+ * connections that whole envelopes go on (docs/decisions/0611).
+ */
 export function forwardToSentry(exchange: Exchange, destination: Destination, ended: boolean) {
   new Forward(exchange).start(destination, ended);
 }
@@ -191,20 +192,6 @@ class Forward {
   }
 }
 
-/**
- * Requests to Sentry's envelope endpoint over kept-alive connections, shared by every request,
- * so a busy tunnel does not pay a TCP (and TLS) handshake per envelope. The connections are
- * pooled and bounded: one per slow client made 900 sockets to Sentry from 900 slow bodies, and
- * the process ran out of descriptors. Two pools per scheme, each at most `POOL_SOCKETS`
- * connections to one Sentry host (requests past it wait their turn, within the tunnel's
- * timeout): one for envelopes that have arrived whole, the usual case, and one for envelopes
- * still streaming in, so that slow clients can hold the second at most (docs/decisions/0611).
- *
- * This runs once per envelope, so it is written for Node's cheapest request path
- * (docs/decisions/0102-tunnel-fast-path.md): the per-destination parts are worked out once,
- * the options object has the same few keys every time, and headers go as a flat
- * [name, value, …] list, which Node validates and writes straight out instead of storing each.
- */
 /** Header names and values, alternating: ['content-type', 'application/x-sentry-envelope', …]. */
 export type HeaderList = string[];
 
@@ -246,7 +233,22 @@ interface Target extends RequestTarget {
   agents: Record<UpstreamPool, HttpAgent>;
 }
 
-/** `maxSockets`: each pool's connections per Sentry host (a worker's share of POOL_SOCKETS). */
+/**
+ * Requests to Sentry's envelope endpoint over kept-alive connections, shared by every request,
+ * so a busy tunnel does not pay a TCP (and TLS) handshake per envelope. The connections are
+ * pooled and bounded: one per slow client made 900 sockets to Sentry from 900 slow bodies, and
+ * the process ran out of descriptors. Two pools per scheme, each at most `POOL_SOCKETS`
+ * connections to one Sentry host (requests past it wait their turn, within the tunnel's
+ * timeout): one for envelopes that have arrived whole, the usual case, and one for envelopes
+ * still streaming in, so that slow clients can hold the second at most (docs/decisions/0611).
+ *
+ * This runs once per envelope, so it is written for Node's cheapest request path
+ * (docs/decisions/0102-tunnel-fast-path.md): the per-destination parts are worked out once,
+ * the options object has the same few keys every time, and headers go as a flat
+ * [name, value, …] list, which Node validates and writes straight out instead of storing each.
+ *
+ * `maxSockets`: each pool's connections per Sentry host (a worker's share of POOL_SOCKETS).
+ */
 export function createUpstream(maxSockets = POOL_SOCKETS): Upstream {
   // Idle sockets are closed after a minute (sooner when the server's Keep-Alive hint says so;
   // Node only applies that hint when the agent has a timeout of its own).

@@ -1,31 +1,129 @@
 /**
- * The tunnel: the request's path (method, query, allow-list, length, header line, Sentry or
- * inbox), its options as arguments, and the lines and statuses it answers with.
+ * The tunnel: its front door (exactly /monitoring), the process's one tunnel built from the
+ * server config, and a request's path (method → query → allow-list → length → header line →
+ * Sentry or the local inbox), answered exactly once within the body deadline
+ * (docs/decisions/0101, 0104). The path itself (`createTunnel`) is framework-free and takes
+ * every dependency as an argument, so the same core runs in the app, on a bare node:http server
+ * (tests/unit/server/tunnel/tunnel.test.ts) and in the benchmark. How an exchange is answered:
+ * ./exchange.server.ts; the forward to Sentry: ./forward-to-sentry.server.ts.
  */
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TunnelTarget } from '#app/monitoring/dsn';
+import { workerShareOf } from '#app/server/cluster/worker-count';
+import { serverConfig } from '#app/server/env.server';
 import { envelopeOriginProblem } from '#app/server/inbox/envelope';
+import { ingestErrorCode, rejectionStatus } from '#app/server/inbox/store/ingest-protocol';
+import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { localInboxDsnOf } from '#app/server/site-config.server';
+import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   type AllowList,
+  createAllowList,
   type Destination,
+  HeaderLineScanner,
   parseEnvelopeHeader,
   parseTunnelQuery,
-  readHeaderLine,
 } from './allow-list';
-import type { ByteBudget, ClientRate, ClientSlots } from './client-limits';
-import { Exchange, enforceBodyDeadline } from './exchange.server';
-import { forwardToSentry, type Upstream } from './forward-to-sentry.server';
-import { storeInLocalInbox } from './store-in-local-inbox.server';
+import {
+  type ByteBudget,
+  CLIENT_RATE_LIMITS,
+  type ClientRate,
+  type ClientSlots,
+  createByteBudget,
+  createClientRate,
+  createClientSlots,
+  localBufferLimits,
+} from './client-limits';
+import {
+  Exchange,
+  enforceBodyDeadline,
+  errorMessageOf,
+  internalErrorLine,
+  noAllowedDsnReason,
+  PLAIN_TEXT,
+  tunnelLogKind,
+  tunnelLogLine,
+} from './exchange.server';
+import {
+  createUpstream,
+  forwardToSentry,
+  POOL_SOCKETS,
+  type Upstream,
+} from './forward-to-sentry.server';
+
+/** The tunnel answers at exactly this path; the router's prefix match also sends /monitoringX and /monitoring/x. */
+export const TUNNEL_PATH = '/monitoring';
+
+/** Whether a raw request URL (path and query, as received) is the tunnel. */
+export function isTunnelPath(rawUrl: string): boolean {
+  if (!rawUrl.startsWith(TUNNEL_PATH)) return false;
+  const next = rawUrl.charCodeAt(TUNNEL_PATH.length);
+  // End of string, '?' or '#'.
+  return Number.isNaN(next) || next === 0x3f || next === 0x23;
+}
+
+/**
+ * The tunnel's one front door, for the built server's entry and the /monitoring router of
+ * `vinxi dev` (app/start-1.120/dev-tunnel-router.server.ts): answers the request if it is the
+ * tunnel's, and says whether it did. `rawUrl` is the path and query as the client sent them (a
+ * router that strips its base keeps them in `originalUrl`). The tunnel answers on the Node
+ * response itself, streaming; nothing waits for it.
+ */
+export function tunnelDoor(
+  req: IncomingMessage,
+  res: ServerResponse,
+  rawUrl = req.url ?? '',
+): boolean {
+  if (!isTunnelPath(rawUrl)) return false;
+  void theTunnel()(req, res);
+  return true;
+}
+
+/**
+ * Envelopes one client may have streaming to Sentry at once: an eighth of the streaming pool
+ * (`POOL_SOCKETS`), so it takes 8 clients to hold it, and none can hold the whole pool.
+ */
+export const STREAMING_FORWARDS_PER_CLIENT = 8;
+
+function theTunnel(): TunnelHandler {
+  // One per process: the built server's entry and the /monitoring router each hold a copy of
+  // this module, and the receive budget and Sentry connections are meant to be the process's.
+  return processShared('tunnel', createTheTunnel);
+}
+
+function createTheTunnel(): TunnelHandler {
+  const config = serverConfig();
+  const tunnel = createTunnel({
+    allowList: createAllowList(config.tunnelAllowedDsns, localInboxDsnOf(config)),
+    maxBytes: config.tunnelMaxBytes,
+    timeoutMs: config.tunnelTimeoutMs,
+    bodyTimeoutMs: config.tunnelBodyTimeoutMs,
+    // The server's connections to Sentry and its receive buffer, this worker's share of them.
+    upstream: createUpstream(workerShareOf(POOL_SOCKETS, config.workers)),
+    // Every envelope is kept, as Sentry would receive it; /errors lists events and counts the rest.
+    storeLocally: storeReport,
+    localBuffer: createByteBudget(localBufferLimits(config.tunnelMaxBytes, config.workers)),
+    streamingForwards: createClientSlots(STREAMING_FORWARDS_PER_CLIENT),
+    localRate: createClientRate(CLIENT_RATE_LIMITS, Date.now),
+    // Every line is one a client can cause: at most 20 a minute per status, then a summary.
+    // DEBUG=tunnel asks for every line.
+    log: config.tunnelDebug
+      ? (line) => console.warn(line)
+      : (line) => warnLimited(tunnelLogKind(line), line),
+    logLimited: warnLimited,
+    debug: config.tunnelDebug,
+  });
+  // The first report of a local inbox server should not wait for the ingest thread to boot.
+  if (config.monitoring.kind === 'local-inbox' && !localInbox().problem()) {
+    localInbox().ingestThread().start();
+  }
+  return tunnel;
+}
 
 /**
  * The tunnel over plain Node streams: one POST /monitoring exchange, from the query check to
  * Sentry's answer. Framework-free (node:http request and response in, nothing thrown out), so
  * the h3 glue stays thin and the benchmark can run it on a bare node:http server too.
- *
- * A request's path: method → query → allow-list (no body read yet) → Content-Length → header
- * line (at most 64 KiB read) → header DSN → forwarded to Sentry byte for byte, or (local inbox
- * mode) stored → answered, exactly once, within the body deadline (docs/decisions/0101, 0104).
  */
 export function createTunnel(options: TunnelOptions): TunnelHandler {
   return (req, res) =>
@@ -75,6 +173,51 @@ function start(exchange: Exchange): void {
   exchange.watchClient();
 }
 
+/**
+ * Phase 1: the body up to the end of the envelope's header line, at most 64 KiB of it, then
+ * `onLine` with the line and whether the body has ended with it. The chunks read stay on the
+ * exchange for the next phase, which sends or stores them first.
+ */
+function readHeaderLine(
+  exchange: Exchange,
+  onLine: (line: Uint8Array, ended: boolean) => void,
+): void {
+  const { options } = exchange;
+  const scanner = new HeaderLineScanner();
+  const stop = exchange.read(
+    (chunk) => {
+      exchange.received += chunk.length;
+      if (exchange.received > options.maxBytes) {
+        exchange.rejectAndClose(413, `envelope over ${options.maxBytes} bytes`);
+        return;
+      }
+      exchange.head.push(chunk);
+      const newline = scanner.push(chunk);
+      if (newline === 'too-long') {
+        exchange.reject(400, 'no envelope header line within 64 KiB');
+        return;
+      }
+      if (newline === -1) return;
+      const { head, received } = exchange;
+      const line =
+        head.length === 1
+          ? chunk.subarray(0, newline)
+          : Buffer.concat(head).subarray(0, received - chunk.length + newline);
+      stop();
+      onLine(line, false);
+    },
+    () => {
+      if (exchange.received === 0) {
+        exchange.reject(400, 'empty envelope');
+        return;
+      }
+      // A body without a newline is a header line alone (no items).
+      stop();
+      onLine(Buffer.concat(exchange.head), true);
+    },
+  );
+}
+
 /** The header's DSN decides: Sentry (streamed on) or the local inbox (stored). */
 function route(
   exchange: Exchange,
@@ -116,6 +259,105 @@ function route(
     exchange.options.log(internalErrorLine(error));
     exchange.reject(500, 'tunnel error');
   }
+}
+
+const BUSY_HEADERS = { 'retry-after': '5' };
+
+/**
+ * Phase 2b, local inbox mode: the envelope held whole (it is bounded by maxBytes) and handed to
+ * `storeLocally`; the answer is Sentry's own, `{"id": …}`, once it is stored. Every exchange's
+ * held bytes count against one budget shared fairly (`localBuffer`), given back when the
+ * exchange ends, however it ends. Past the client's share of envelopes still arriving, 429 and
+ * the SDK waits; past the whole, 503 (docs/decisions/0310, 0611). The body is read chunk by
+ * chunk rather than whole (node:stream/consumers) because each chunk is charged to the budget
+ * as it arrives: the loop is the bound.
+ */
+function storeInLocalInbox(exchange: Exchange, eventId: string | undefined, ended: boolean): void {
+  const { req, options, client } = exchange;
+  const budget = options.localBuffer;
+  // What the envelope announced (over maxBytes it was answered 413 before the body was read):
+  // it decides whether the envelope may use the reserve for small ones.
+  const declared = Number(req.headers['content-length'] ?? 0) || 0;
+  const holding = budget.holding(client);
+  exchange.res.once('close', holding.release);
+  const hold = (bytes: number): boolean => {
+    const answer = holding.grow(bytes, Math.max(declared, exchange.received));
+    if (answer === 'ok') return true;
+    exchange.head = [];
+    if (answer === 'client') {
+      exchange.overShare(
+        `client ${client} holds its share of the local inbox's receive buffer (${budget.limits.perClient} bytes)`,
+      );
+    } else {
+      exchange.rejectAndClose(
+        503,
+        'local inbox busy: too many envelopes arriving at once',
+        BUSY_HEADERS,
+      );
+    }
+    return false;
+  };
+  // The envelope holds one of its client's slots until its body has ended (taken in `start`,
+  // before its header line was read).
+  if (!hold(exchange.received)) return;
+  const save = () => {
+    holding.arrived();
+    const { head } = exchange;
+    const envelope = head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head);
+    exchange.head = [];
+    options.localRate.charge(client, envelope.length);
+    // Through a promise, so that a synchronous throw is answered like a rejection.
+    Promise.resolve(envelope)
+      .then((bytes) => options.storeLocally(bytes, client))
+      .then(
+        (stored) => {
+          const id = stored.eventId ?? eventId;
+          exchange.answer(200, JSON.stringify(id ? { id } : {}), 'application/json');
+          if (options.debug) options.log(`[tunnel] 200 stored ${envelope.length} bytes locally`);
+        },
+        (error: unknown) => {
+          const code = ingestErrorCode(error);
+          if (code === 'rejected') {
+            // What Relay would refuse: the client's mistake, with the reason it would give.
+            exchange.reject(rejectionStatus(error), errorMessageOf(error));
+            return;
+          }
+          if (code === 'over-share') {
+            // The client has its share of the writes waiting: it waits, its reports kept.
+            exchange.overShare(errorMessageOf(error));
+            return;
+          }
+          if (code === 'busy') {
+            // Too many writes waiting, or one waited too long: overload, answered like a full
+            // receive buffer.
+            exchange.fail(503, 'local inbox busy: too many envelopes being written', BUSY_HEADERS);
+            return;
+          }
+          // The error names server paths: it goes to the log, not to the client.
+          options.log(tunnelLogLine(500, `local inbox failed: ${errorMessageOf(error)}`));
+          exchange.answer(500, 'local inbox failed', PLAIN_TEXT);
+        },
+      );
+  };
+  if (ended) {
+    save();
+    return;
+  }
+  exchange.read(
+    (chunk) => {
+      if (exchange.answered) return;
+      exchange.received += chunk.length;
+      if (exchange.received > options.maxBytes) {
+        exchange.head = [];
+        exchange.rejectAndClose(413, `envelope over ${options.maxBytes} bytes`);
+        return;
+      }
+      if (hold(chunk.length)) exchange.head.push(chunk);
+    },
+    () => {
+      if (!exchange.answered) save();
+    },
+  );
 }
 
 /**
@@ -160,37 +402,3 @@ export interface TunnelOptions {
 }
 
 export type TunnelHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-/**
- * The tunnel's words: its log lines and the reasons it answers with. Pure, so that what an
- * operator reads is tested as a table (tests/unit/server/tunnel/tunnel.test.ts).
- */
-/** One log line per rejected or failed request: `[tunnel] STATUS reason`. */
-export function tunnelLogLine(status: number, reason: string): string {
-  return `[tunnel] ${status} ${reason}`;
-}
-
-/**
- * The rate-limit kind of a tunnel log line (app/server/logging/rate-limited-log.ts): its status,
- * so that a flood of 400s cannot hide the first 502 from Sentry. `[tunnel] 403 …` is
- * `tunnel 403`; a line with no status is `tunnel`.
- */
-export function tunnelLogKind(line: string): string {
-  const status = /^\[tunnel\] (\d{3}) /.exec(line)?.[1];
-  return status ? `tunnel ${status}` : 'tunnel';
-}
-
-/** A thrown value's message, for the log only: it may name server paths. */
-export function errorMessageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** A bug caught before it could take the server down: logged, answered 500. */
-export function internalErrorLine(error: unknown): string {
-  return tunnelLogLine(500, `internal error: ${errorMessageOf(error)}`);
-}
-
-/** The 403 reason when no allowed DSN has the query's organisation, project and region. */
-export function noAllowedDsnReason({ o, p, r }: TunnelTarget): string {
-  return `no allowed DSN for o=${o} p=${p}${r ? ` r=${r}` : ''}`;
-}

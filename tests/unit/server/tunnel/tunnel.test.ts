@@ -3,7 +3,7 @@
  * the store's failures that the built server cannot be made to show on demand (a store that
  * throws instead of rejecting, a write queue that is full). Every status a client sees of the
  * built server is proven over HTTP (tests/http/tunnel-*.test.ts, inbox-ingest.test.ts). Then
- * the log lines' parts, as pure functions.
+ * which paths are the tunnel's.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,13 +19,7 @@ import {
   createClientSlots,
 } from '#app/server/tunnel/client-limits';
 import { createUpstream, type Upstream } from '#app/server/tunnel/forward-to-sentry.server';
-import {
-  createTunnel,
-  errorMessageOf,
-  internalErrorLine,
-  noAllowedDsnReason,
-  tunnelLogKind,
-} from '#app/server/tunnel/tunnel.server';
+import { createTunnel, isTunnelPath } from '#app/server/tunnel/tunnel.server';
 import { send, textEnvelope } from '#tests/support/envelopes';
 
 const dsn = (text: string): Dsn => {
@@ -96,36 +90,18 @@ describe('createTunnel when the local inbox fails', () => {
   });
 });
 
-describe('tunnel messages', () => {
+describe('isTunnelPath', () => {
   it.each([
-    ['[tunnel] 400 empty envelope', 'tunnel 400'],
-    ['[tunnel] 403 no allowed DSN for o=0 p=1', 'tunnel 403'],
-    ['[tunnel] 500 internal error: 403 things', 'tunnel 500'],
-    ['[tunnel] client closed the connection before the envelope was complete', 'tunnel'],
-    ['[tunnel] 4033 odd', 'tunnel'],
-  ])('rate-limits %j as the kind %j', (line, kind) => {
-    expect(tunnelLogKind(line)).toBe(kind);
-  });
-
-  it.each([
-    [new Error('EACCES: /srv/inbox'), 'EACCES: /srv/inbox'],
-    ['a thrown string', 'a thrown string'],
-    [undefined, 'undefined'],
-    [Symbol('odd'), 'Symbol(odd)'],
-  ])('gives the message of %s', (thrown, message) => {
-    expect(errorMessageOf(thrown)).toBe(message);
-  });
-
-  it('logs a caught bug as a 500 with its message', () => {
-    expect(internalErrorLine(new TypeError('x is undefined'))).toBe(
-      '[tunnel] 500 internal error: x is undefined',
-    );
-  });
-
-  it.each([
-    [{ o: '1', p: '2' }, 'no allowed DSN for o=1 p=2'],
-    [{ o: '1', p: '2', r: 'us' }, 'no allowed DSN for o=1 p=2 r=us'],
-  ])('names the target of a 403: %o', (target, reason) => {
-    expect(noAllowedDsnReason(target)).toBe(reason);
+    ['/monitoring', true],
+    ['/monitoring?o=1&p=2', true],
+    ['/monitoring#x', true],
+    ['/monitoringX', false],
+    ['/monitoring/', false],
+    ['/monitoring/x?o=1&p=2', false],
+    ['/Monitoring', false],
+    ['/api/monitoring', false],
+    ['/', false],
+  ])('%s -> %s', (url, expected) => {
+    expect(isTunnelPath(url)).toBe(expected);
   });
 });
