@@ -24,7 +24,7 @@ import {
   spikeStep,
   triggerOf,
 } from './alert-policy';
-import { inboxLink, issueLink } from './alert-text';
+import { inboxLink, issueLink } from './alert-message';
 
 /** How long a claim holds: well past a webhook's time-out, so a live sender always finishes first. */
 export const CLAIM_LEASE_MS = 60_000;

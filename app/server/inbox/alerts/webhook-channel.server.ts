@@ -7,7 +7,7 @@
  */
 import type { AlertChannel, Delivery } from './alert';
 import { retryAfterMsOf } from './alert-policy';
-import { webhookBody } from './alert-text';
+import { webhookBody } from './alert-message';
 
 /** How long a webhook may take to answer before the attempt counts as a time-out (retried). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;

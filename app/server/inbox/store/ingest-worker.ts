@@ -6,7 +6,7 @@
  * (build/server-side-files.ts), run from source through tsx in development and tests.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { type AlertSender, startAlertSender } from '../alerts/alert-sender.server';
+import { type AlertSender, startAlertSender } from '../alerts/alert-delivery.server';
 import { alertChannels, alertOutboxOptionsOf } from '../alerts/channels.server';
 import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';
 import { firstOfStores } from '../source-maps/map-store';

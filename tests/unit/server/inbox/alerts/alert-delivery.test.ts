@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Alert, AlertChannel, Delivery } from '#app/server/inbox/alerts/alert';
 import { GIVE_UP_AFTER_MS } from '#app/server/inbox/alerts/alert-policy';
-import { type AlertSender, startAlertSender } from '#app/server/inbox/alerts/alert-sender.server';
+import { type AlertSender, startAlertSender } from '#app/server/inbox/alerts/alert-delivery.server';
 import {
   type InboxDatabase,
   openInboxDatabase,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Alert, AlertIssue } from '#app/server/inbox/alerts/alert';
-import { alertLine, issueLink, webhookBody } from '#app/server/inbox/alerts/alert-text';
+import { alertLine, issueLink, webhookBody } from '#app/server/inbox/alerts/alert-message';
 
 const issue: AlertIssue = {
   id: 7,
