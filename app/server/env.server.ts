@@ -17,14 +17,15 @@ import {
   workerCountOf,
 } from './cluster/worker-count';
 import { spotlightSidecarUrl } from './failures/sentry-client.server';
-import { parseSpikeRule, type SpikeRule } from './inbox/alerts/alert-policy';
 import {
   defaultAlertSender,
   type EmailAlertConfig,
   isEmailAddress,
+  parseSpikeRule,
   type SmtpServer,
+  type SpikeRule,
   smtpServerOf,
-} from './inbox/alerts/email-config';
+} from './inbox/alerts/alert-policy';
 import { DEFAULT_INBOX_MAX_MB, MAX_INBOX_MAX_MB, MIN_INBOX_MAX_MB } from './inbox/store/store-cap';
 import {
   NO_TRUSTED_PROXIES,
@@ -158,7 +159,7 @@ const trustedProxies = v.pipe(
   }),
 );
 
-/** MONITORING_SMTP_URL: its error shows the URL with the password starred (./inbox/alerts/email-config.ts). */
+/** MONITORING_SMTP_URL: its error shows the URL with the password starred (./inbox/alerts/alert-policy.ts). */
 const smtpUrl = v.pipe(
   v.string(),
   v.trim(),

@@ -15,7 +15,7 @@ import type { Server } from 'node:http';
 import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
-import { alertsConfigured, describeAlerts } from './inbox/alerts/channels.server';
+import { alertsConfigured, describeAlerts } from './inbox/alerts/alert-policy';
 import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
 import {
   describeInboxAccess,

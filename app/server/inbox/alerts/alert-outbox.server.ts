@@ -12,7 +12,7 @@
  * issue that is gone is not sent).
  */
 import type Database from 'better-sqlite3';
-import type { Alert, AlertIssue, AlertKind } from './alert';
+import { type Alert, type AlertIssue, type AlertKind, inboxLink, issueLink } from './alert-message';
 import {
   type ChannelAttempt,
   countsTowardFlood,
@@ -24,7 +24,6 @@ import {
   spikeStep,
   triggerOf,
 } from './alert-policy';
-import { inboxLink, issueLink } from './alert-message';
 
 /** How long a claim holds: well past a webhook's time-out, so a live sender always finishes first. */
 export const CLAIM_LEASE_MS = 60_000;

@@ -1,11 +1,18 @@
 /**
- * When the inbox raises an alert and how its delivery is paced (issue 34), as pure functions
- * with the clock passed in: the triggers, the spike rule, the flood limit, the back-off and the
- * give-up, and when a channel counts as failing. The outbox (./alert-outbox.server.ts) and the
- * sender (./alert-sender.server.ts) apply them; tests/unit/server/inbox/alert-policy.test.ts
- * holds their tables.
+ * Alerts as the operator sets them up and as the inbox applies them (issue 34), as pure
+ * functions with the clock passed in. The settings: MONITORING_ALERT_WEBHOOK_URL,
+ * MONITORING_SMTP_URL and the addresses read without nodemailer (so the environment module
+ * imports no transport, and a bad value stops the server at start), the channels' safe names
+ * taken from them, and the start line. The rules: the triggers, the spike rule, the flood
+ * limit, the back-off and the give-up, and when a channel counts as failing. The outbox
+ * (./alert-outbox.server.ts) and the sender (./alert-delivery.server.ts) apply them;
+ * tests/unit/server/inbox/alerts/alert-policy.test.ts holds their tables.
  */
-import type { AlertKind, Delivery } from './alert';
+import type { ServerConfig } from '#app/server/env.server';
+import type { AlertThreadSettings } from '../store/ingest-protocol';
+import type { Delivery } from './alert-delivery.server';
+import type { AlertKind } from './alert-message';
+import type { AlertOutboxOptions } from './alert-outbox.server';
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
@@ -172,4 +179,183 @@ export function failingChannels(latest: readonly ChannelAttempt[], now: number):
     .filter((attempt) => !attempt.sent && now - attempt.at < FAILING_LINGERS_MS)
     .map((attempt) => `${attempt.channel} (${attempt.reason ?? 'failed'})`)
     .sort();
+}
+
+/** Where alerts are handed over, from `smtp://` or `smtps://[user:password@]host[:port]`. */
+export interface SmtpServer {
+  /** `smtps://`: TLS from the first byte. `smtp://`: STARTTLS when the server offers it. */
+  secure: boolean;
+  host: string;
+  port: number;
+  /** From the URL's `user:password@`, percent-decoded. The password is shown nowhere. */
+  auth?: { user: string; password: string };
+}
+
+/** MONITORING_SMTP_URL, MONITORING_ALERT_EMAIL_TO and MONITORING_ALERT_EMAIL_FROM, read. */
+export interface EmailAlertConfig {
+  smtp: SmtpServer;
+  /** Every alert goes, as one message, to all of them. */
+  to: string[];
+  from: string;
+}
+
+/** Submission ports, as nodemailer defaults them: 587 (STARTTLS) and 465 (implicit TLS). */
+const DEFAULT_PORT = { 'smtp:': 587, 'smtps:': 465 } as const;
+
+/**
+ * Reads MONITORING_SMTP_URL. An error never repeats the value as given: it may hold a password,
+ * and the message goes to the log. It shows the URL with the password starred instead.
+ */
+export function smtpServerOf(value: string): SmtpServer | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { error: 'is not a URL: expected smtp://[user:password@]host[:port] or smtps://…' };
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    // Only the scheme: `user:password@host` parses as the scheme `user:` with the rest a path.
+    const scheme = value.startsWith(`${url.protocol}//`) ? `, got "${url.protocol}//"` : '';
+    return { error: `must start with smtp:// or smtps://${scheme}` };
+  }
+  const shown = redactedUrl(url);
+  // WHATWG URL parses an unknown scheme's host leniently: "smtp://a b" keeps its space.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!host || !/^[a-z0-9.:-]+$/i.test(host)) {
+    return { error: `has no host name, got "${shown}"` };
+  }
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) {
+    return { error: `takes no path, query or fragment, got "${shown}"` };
+  }
+  const port = url.port ? Number(url.port) : DEFAULT_PORT[url.protocol];
+  if (!(port >= 1 && port <= 65535)) {
+    return { error: `has no valid port, got "${shown}"` };
+  }
+  if (url.password && !url.username) {
+    return { error: `has a password without a user name, got "${shown}"` };
+  }
+  return {
+    secure: url.protocol === 'smtps:',
+    host,
+    port,
+    ...(url.username
+      ? {
+          auth: {
+            user: decodeURIComponent(url.username),
+            password: decodeURIComponent(url.password),
+          },
+        }
+      : {}),
+  };
+}
+
+function redactedUrl(url: URL): string {
+  const copy = new URL(url.href);
+  if (copy.password) copy.password = '***';
+  return copy.href;
+}
+
+/**
+ * A bare address, `name@domain`: no display name, no comment, nothing a header could split on.
+ * A loose check on purpose: the SMTP server is the judge of what it accepts.
+ */
+export function isEmailAddress(value: string): boolean {
+  return /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+$/.test(value);
+}
+
+/**
+ * The sender when MONITORING_ALERT_EMAIL_FROM is unset: at PUBLIC_URL's host, else (and for an
+ * IPv6 address, which an address would need as a `[IPv6:…]` literal) at localhost.
+ */
+export function defaultAlertSender(publicUrl: URL | undefined): string {
+  const host = publicUrl?.hostname;
+  return `alerts@${host && !host.startsWith('[') ? host : 'localhost'}`;
+}
+
+/**
+ * What the channels are built from, as plain values: it travels to the ingest thread, where the
+ * sender runs (decision 1201) and builds them (./alert-delivery.server.ts).
+ */
+export interface AlertSettings {
+  /** MONITORING_ALERT_WEBHOOK_URL, each URL whole (a secret: never logged or shown). */
+  webhookUrls: readonly string[];
+  /** MONITORING_SMTP_URL and the addresses (the password a secret: never logged or shown). */
+  email?: EmailAlertConfig;
+}
+
+/**
+ * A channel's name, stable while the configuration is, and safe to show: the host only, never a
+ * webhook URL's path or query (its secret) nor the SMTP password.
+ */
+export function webhookChannelName(url: URL): string {
+  return `webhook ${url.host}`;
+}
+
+export function emailChannelName(smtp: SmtpServer): string {
+  return `email ${smtp.host}`;
+}
+
+/**
+ * The names of the channels the settings ask for, in the order the sender builds them: read off
+ * the settings, so that naming them builds no channel (no nodemailer transport on the main
+ * thread for a start line).
+ */
+export function alertChannelNames(settings: AlertSettings): string[] {
+  return [
+    ...settings.webhookUrls.map((url) => webhookChannelName(new URL(url))),
+    ...(settings.email ? [emailChannelName(settings.email.smtp)] : []),
+  ];
+}
+
+/** The alert settings of a configuration; none in Sentry mode, where Sentry's own alerts apply. */
+export function alertSettingsOf(config: ServerConfig): AlertThreadSettings | undefined {
+  if (config.monitoring.kind !== 'local-inbox') return undefined;
+  return {
+    webhookUrls: config.alertWebhookUrls.map((url) => url.href),
+    ...(config.alertEmail ? { email: config.alertEmail } : {}),
+    ...(config.alertSpike ? { spike: config.alertSpike.text } : {}),
+    ...(config.publicUrl ? { publicUrl: config.publicUrl.href } : {}),
+  };
+}
+
+/** Some alert channel is configured, so the sender must run (local inbox mode only). */
+export function alertsConfigured(config: ServerConfig): boolean {
+  const settings = alertSettingsOf(config);
+  return settings !== undefined && alertChannelNames(settings).length > 0;
+}
+
+/** What the outbox needs of the settings: the channels' names, the spike rule, the links' base. */
+export function alertOutboxOptionsOf(settings: AlertThreadSettings): AlertOutboxOptions {
+  const spike = settings.spike === undefined ? undefined : parseSpikeRule(settings.spike);
+  return {
+    channels: alertChannelNames(settings),
+    ...(spike && !('error' in spike) ? { spike } : {}),
+    ...(settings.publicUrl === undefined ? {} : { publicUrl: settings.publicUrl }),
+  };
+}
+
+/**
+ * The start line on alerts (undefined when none are configured): the channels by their safe
+ * names, the spike rule, and where links point. With SENTRY_DSN nothing here runs.
+ */
+export function describeAlerts(config: ServerConfig): string | undefined {
+  const configured =
+    config.alertWebhookUrls.length > 0 ||
+    config.alertEmail !== undefined ||
+    config.alertSpike !== undefined;
+  if (config.monitoring.kind !== 'local-inbox') {
+    return configured
+      ? "alerts: off with SENTRY_DSN (Sentry's own alerts apply); MONITORING_ALERT_* are ignored"
+      : undefined;
+  }
+  const settings = alertSettingsOf(config);
+  const names = settings ? alertChannelNames(settings) : [];
+  if (names.length === 0) {
+    return configured ? 'alerts: no channel is configured, so none are sent' : undefined;
+  }
+  const spike = config.alertSpike ? `, spikes past ${config.alertSpike.text}` : '';
+  const links = config.publicUrl
+    ? `links under ${config.publicUrl.origin}`
+    : 'alert links will be paths (/errors/issues/<id>): set PUBLIC_URL for links that open';
+  return `alerts to ${names.join(', ')} on new and regressed issues${spike}; ${links}`;
 }

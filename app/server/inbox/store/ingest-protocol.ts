@@ -3,7 +3,7 @@
  * (./ingest-thread.server.ts, ./ingest-worker.ts). One request per envelope, one answer per
  * request; the bytes travel by transfer, not by copy.
  */
-import type { AlertSettings } from '../alerts/channels.server';
+import type { AlertSettings } from '../alerts/alert-policy';
 
 export interface IngestRequest {
   id: number;

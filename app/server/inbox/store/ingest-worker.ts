@@ -6,8 +6,8 @@
  * (build/server-side-files.ts), run from source through tsx in development and tests.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { type AlertSender, startAlertSender } from '../alerts/alert-delivery.server';
-import { alertChannels, alertOutboxOptionsOf } from '../alerts/channels.server';
+import { type AlertSender, alertChannels, startAlertSender } from '../alerts/alert-delivery.server';
+import { alertOutboxOptionsOf } from '../alerts/alert-policy';
 import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';
 import { firstOfStores } from '../source-maps/map-store';
 import {
@@ -113,7 +113,7 @@ function openWithAlerts(
   if (!settings || channels.length === 0) return { database: openInboxDatabase(path, limits) };
   const database = openInboxDatabase(path, {
     ...limits,
-    alerts: alertOutboxOptionsOf(settings, channels),
+    alerts: alertOutboxOptionsOf(settings),
   });
   const sender = startAlertSender({
     outbox: database.alerts,

@@ -13,7 +13,7 @@ import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
-import { alertOutboxOptionsOf, alertSettingsOf } from '../alerts/channels.server';
+import { alertOutboxOptionsOf, alertSettingsOf } from '../alerts/alert-policy';
 import {
   type InboxSessions,
   MAX_SESSIONS,

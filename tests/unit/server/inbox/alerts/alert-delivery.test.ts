@@ -6,9 +6,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Alert, AlertChannel, Delivery } from '#app/server/inbox/alerts/alert';
+import {
+  type AlertChannel,
+  type AlertSender,
+  type Delivery,
+  startAlertSender,
+} from '#app/server/inbox/alerts/alert-delivery.server';
+import type { Alert } from '#app/server/inbox/alerts/alert-message';
 import { GIVE_UP_AFTER_MS } from '#app/server/inbox/alerts/alert-policy';
-import { type AlertSender, startAlertSender } from '#app/server/inbox/alerts/alert-delivery.server';
 import {
   type InboxDatabase,
   openInboxDatabase,

@@ -3,9 +3,9 @@
  * arrives, and what the sender is told when the server refuses, is gone, or never greets.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Alert, AlertIssue } from '#app/server/inbox/alerts/alert';
-import { type EmailTimeouts, emailChannel } from '#app/server/inbox/alerts/email-channel.server';
-import type { EmailAlertConfig } from '#app/server/inbox/alerts/email-config';
+import { type EmailTimeouts, emailChannel } from '#app/server/inbox/alerts/alert-delivery.server';
+import type { Alert, AlertIssue } from '#app/server/inbox/alerts/alert-message';
+import type { EmailAlertConfig } from '#app/server/inbox/alerts/alert-policy';
 import {
   refusedPort,
   type SmtpSink,

@@ -11,7 +11,7 @@ import {
   deliveryOfSent,
   passwordFormsOf,
   transportOptionsOf,
-} from '#app/server/inbox/alerts/email-channel.server';
+} from '#app/server/inbox/alerts/alert-delivery.server';
 
 const SERVER = 'mail.example.com:587';
 

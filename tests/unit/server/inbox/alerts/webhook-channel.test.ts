@@ -4,8 +4,8 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Alert } from '#app/server/inbox/alerts/alert';
-import { webhookChannel } from '#app/server/inbox/alerts/webhook-channel.server';
+import { webhookChannel } from '#app/server/inbox/alerts/alert-delivery.server';
+import type { Alert } from '#app/server/inbox/alerts/alert-message';
 import { startWebhookSink, type WebhookSink } from '#tests/support/webhook-sink';
 
 const alert: Alert = {
