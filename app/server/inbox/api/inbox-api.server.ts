@@ -41,7 +41,7 @@ import {
   isInboxApiPath,
   issueCursorFor,
   issuesParamsOf,
-} from './inbox-api-request';
+} from './inbox-api-protocol';
 
 /** Answers the request if its path is the API's, and says whether it did. */
 export function inboxApiDoor(req: IncomingMessage, res: ServerResponse): boolean {

@@ -15,7 +15,7 @@ import {
   issueCursorFor,
   issueCursorOf,
   issuesParamsOf,
-} from '#app/server/inbox/api/inbox-api-request';
+} from '#app/server/inbox/api/inbox-api-protocol';
 
 const notFound = expect.objectContaining({ status: 404 });
 const bad = (detail: string | RegExp) =>
