@@ -14,7 +14,7 @@ export const ISSUE_EVENTS_PAGE_SIZE = 20;
 export const ISSUE_SORTS = ['last-seen', 'first-seen', 'count'] as const;
 /**
  * Each sort's order, by IssueSummary's fields, all descending; the id last makes it total, so a
- * cursor names one place in it (the read API's paging, ./api/inbox-api-request.ts).
+ * cursor names one place in it (the read API's paging, ./api/inbox-api-protocol.ts).
  */
 export const ISSUE_ORDER = {
   'last-seen': ['lastSeen', 'id'],

@@ -25,15 +25,10 @@ import {
   type ApiEvent,
   type ApiIssue,
   type ApiPage,
+  type ApiRefusal,
   apiEventOf,
   apiIssueDetailOf,
   apiIssueOf,
-  type LinkOf,
-  linkHeaderOf,
-  nextPathOf,
-} from './inbox-api-json';
-import {
-  type ApiRefusal,
   bearerTokenOf,
   eventsParamsOf,
   type InboxApiRoute,
@@ -41,6 +36,9 @@ import {
   isInboxApiPath,
   issueCursorFor,
   issuesParamsOf,
+  type LinkOf,
+  linkHeaderOf,
+  nextPathOf,
 } from './inbox-api-protocol';
 
 /** Answers the request if its path is the API's, and says whether it did. */
