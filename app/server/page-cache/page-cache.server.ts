@@ -75,8 +75,9 @@ const NOT_FOUND_SHARE = 1 / 8;
 const MAX_POLICIES = 10_000;
 
 /**
- * Turns the cache on for this process, empty. `buildStamp`: the build's own record of what it was
- * built from (.output/build-stamp.json); `maxBytes` 0 leaves it off (PAGE_CACHE_MAX_MB=0).
+ * Turns the cache on for this process, empty. `buildStamp`: the build's own record of what it
+ * was built from (the stamp scripts/build-state.mjs writes beside the build); `maxBytes` 0
+ * leaves it off (PAGE_CACHE_MAX_MB=0).
  */
 export function startPageCache({
   buildStamp,
