@@ -3,8 +3,8 @@
  * server config, and a request's path (method → query → allow-list → length → header line →
  * Sentry or the local inbox), answered exactly once within the body deadline
  * (docs/decisions/0101, 0104). The path itself (`createTunnel`) is framework-free and takes
- * every dependency as an argument, so the same core runs in the app, on a bare node:http server
- * (tests/unit/server/tunnel/tunnel.test.ts) and in the benchmark. How an exchange is answered:
+ * every dependency as an argument, so the same core runs in the app and on a bare node:http
+ * server (tests/unit/server/tunnel/tunnel.test.ts). How an exchange is answered:
  * ./exchange.server.ts; the forward to Sentry: ./forward-to-sentry.server.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -123,7 +123,7 @@ function createTheTunnel(): TunnelHandler {
 /**
  * The tunnel over plain Node streams: one POST /monitoring exchange, from the query check to
  * Sentry's answer. Framework-free (node:http request and response in, nothing thrown out), so
- * the h3 glue stays thin and the benchmark can run it on a bare node:http server too.
+ * the h3 glue stays thin and a bare node:http server can run it too.
  */
 export function createTunnel(options: TunnelOptions): TunnelHandler {
   return (req, res) =>
@@ -361,8 +361,8 @@ function storeInLocalInbox(exchange: Exchange, eventId: string | undefined, ende
 }
 
 /**
- * What the tunnel is given. Every dependency is an argument, so the same core runs in the app,
- * on a bare node:http server (tests/unit/server/tunnel/tunnel.test.ts) and in the benchmark.
+ * What the tunnel is given. Every dependency is an argument, so the same core runs in the app
+ * and on a bare node:http server (tests/unit/server/tunnel/tunnel.test.ts).
  */
 export interface TunnelOptions {
   allowList: AllowList;
