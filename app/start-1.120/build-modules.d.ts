@@ -1,4 +1,11 @@
-// Modules the frozen framework's build provides without types (app/start-1.120/PATCHES.md).
+// Modules the build provides without types. The first is ours and outlives the framework; the
+// other two are the frozen framework's (app/start-1.120/PATCHES.md) and go with it.
+
+// A module bundled into one classic script, as text (build/inline-scripts.ts).
+declare module '*?inline-script' {
+  const code: string;
+  export default code;
+}
 
 // Nitro's build resolves this alias for entries (its node-server entry imports it first).
 declare module '#nitro-internal-pollyfills' {}
