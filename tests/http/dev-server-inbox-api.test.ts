@@ -1,6 +1,6 @@
 /**
  * `npm run dev` serves the inbox's read API through the SSR router's hook, the same front door as
- * the built server's (app/start-1.120/dev-ssr-middleware.server.ts): JSON, open to anyone in
+ * the built server's (app/start-1.120/dev-front-door.server.ts): JSON, open to anyone in
  * development without a token, as /errors is.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * The tunnel's one front door, for the built server's entry and the /monitoring router of
- * `vinxi dev` (app/start-1.120/dev-tunnel-router.server.ts): the one path it answers
+ * The tunnel's one front door, for the built server's entry and the SSR router's hook of
+ * `vinxi dev` (app/start-1.120/dev-front-door.server.ts): the one path it answers
  * (/monitoring) and the process's tunnel, built once from serverConfig().
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
