@@ -1,7 +1,8 @@
-// Modules the build provides without types. The first is ours and outlives the framework; the
-// other two are the frozen framework's (app/start-1.120/PATCHES.md) and go with it.
+// Modules the build provides without types, beside the build code that provides them. The first
+// is ours (build/inline-scripts.ts) and outlives the framework; the other two are the frozen
+// framework's (app/start-1.120/PATCHES.md) and go with it.
 
-// A module bundled into one classic script, as text (build/inline-scripts.ts).
+// A module bundled into one classic script, as text.
 declare module '*?inline-script' {
   const code: string;
   export default code;
