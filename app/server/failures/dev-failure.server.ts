@@ -9,8 +9,9 @@
  *   (the transformed modules' maps, as vite serves them), printed as one terminal line, and
  *   given back.
  *
- * build/dev-overlay.ts mounts the endpoint on the client router's vite server under `vinxi dev`;
- * the production build has no route to it and no client code for it.
+ * The dev server's maps are also what /errors resolves browser frames with under `vinxi dev`
+ * (`devBuildMaps`). build/dev-overlay.ts mounts the endpoint on the client router's vite server
+ * under `vinxi dev`; the production build has no route to it and no client code for it.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
