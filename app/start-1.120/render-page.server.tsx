@@ -5,7 +5,8 @@
  * visitor goes away, route failures replaced by their public form before Start dehydrates them,
  * and a manifest without the empty routes. The nonce on the page's scripts is
  * ./script-nonce.server.ts. The route failures stay here: their hooks are installed when the
- * router is made and settled by the handler before it picks the status, one flow's steps.
+ * router is made and settled by the handler before it picks the status, one flow's steps. So
+ * does the manifest filter, ten lines that on their own would be a fragment.
  */
 import { PassThrough, Readable } from 'node:stream';
 import { type ReadableStream as NodeWebStream, TransformStream } from 'node:stream/web';
