@@ -67,9 +67,10 @@ const startVite = { ...aliasVite, plugins: [inlineScripts(), ownDevCache] };
 export default defineConfig({
   tsr: { appDirectory: 'app' },
   vite: startVite,
-  // Hooks that answer before Start renders anything (GET /health).
+  // Under `vinxi dev`, what the built server's entry answers before any router (the tunnel,
+  // /health, the inbox's read API) is answered before Start renders anything.
   routers: {
-    ssr: { middleware: './app/start-1.120/dev-ssr-middleware.server.ts', vite: serverRouterVite },
+    ssr: { middleware: './app/start-1.120/dev-front-door.server.ts', vite: serverRouterVite },
     // Unknown server function ids answered 404 before Start's handler logs its manifest.
     server: {
       middleware: './app/start-1.120/server-function-calls.server.ts',
@@ -157,16 +158,5 @@ export default defineConfig({
   app.hooks.hook('app:build:nitro:end', async ({ nitro }) => {
     await buildServerSideFiles(nitro.options.output.serverDir);
   });
-  // The Sentry tunnel at exactly /monitoring: Start's API routes live under /api, and a raw
-  // http router hands us Node's request for streaming (docs/decisions/0100-tunnel-vinxi-http-router.md).
-  return app.addRouter({
-    name: 'monitoring-tunnel',
-    type: 'http',
-    target: 'server',
-    base: '/monitoring',
-    handler: 'app/start-1.120/dev-tunnel-router.server.ts',
-    plugins: () => [
-      { name: 'tunnel-vite-config', config: () => ({ ...serverRouterVite, ...aliasVite }) },
-    ],
-  });
+  return app;
 });

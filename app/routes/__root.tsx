@@ -86,7 +86,7 @@ function RootDocument({ children }: { children: ReactNode }) {
 /**
  * The recorder (app/monitoring/recorder/recorder.ts), inline, first in the document head, so that
  * it runs before any module and catches what fails from there on. Its nonce comes as every
- * script's does (app/start-1.120/render-page.server.tsx). The text is the server's only:
+ * script's does (app/start-1.120/script-nonce.server.ts). The text is the server's only:
  * the browser has run it by the time React hydrates, and the bundle would only carry it twice.
  */
 export function RecorderScript() {

@@ -9,9 +9,10 @@
  * the first navigation was never traced. The router is left alone; the integration is given a
  * view of it in which such an event comes from the page the server rendered.
  * See docs/decisions/0920-first-navigation-traced.md.
+ *
+ * `LocationChange`: a router event about a change of location (router-core's
+ * `getLocationChangeInfo`).
  */
-
-/** A router event about a change of location (router-core's `getLocationChangeInfo`). */
 export interface LocationChange<Location> {
   fromLocation?: Location;
   toLocation: Location;

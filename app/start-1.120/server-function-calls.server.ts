@@ -1,7 +1,17 @@
 /**
- * Start 1.120 workaround (app/start-1.120/PATCHES.md): the `server` router's middleware, which
- * answers the calls Start's handler cannot parse (unknown ids 404, bad methods and payloads
- * 400/405) before it logs its manifest or throws.
+ * Start 1.120 workaround (app/start-1.120/PATCHES.md): the request hooks of Start's `server`
+ * router (server functions over HTTP, /_server/<id>), run before Start's handler; wired in
+ * app.config.ts. Each answers what Start would get wrong:
+ *
+ * - an id that names no server function gets a short 404. Start's own handler would throw,
+ *   print its whole server-function manifest to the log and answer 500, so any scanner could
+ *   flood the log and raise failure alarms with made-up paths;
+ * - a method other than GET and POST gets 405, and a payload Start cannot parse (bad JSON,
+ *   none at all, a form that is not one) a 400 with a short reason: Start would answer its
+ *   raw exception text with a 500 and print it over several lines (`payloadRefusal` in
+ *   ./server-function-calls.ts).
+ *
+ * The body's size was bounded before h3 ran (`refuseEarly` in the node entry's refusals).
  */
 import serverFunctions from 'tsr:server-fn-manifest';
 import {
@@ -25,20 +35,7 @@ import {
   serverFunctionIdOf,
 } from './server-function-calls';
 
-/**
- * Request hooks of Start's `server` router (server functions over HTTP, /_server/<id>), run
- * before Start's handler. Wired in app.config.ts. Each answers what Start would get wrong:
- *
- * - an id that names no server function gets a short 404. Start's own handler would throw,
- *   print its whole server-function manifest to the log and answer 500, so any scanner could
- *   flood the log and raise failure alarms with made-up paths;
- * - a method other than GET and POST gets 405, and a payload Start cannot parse (bad JSON,
- *   none at all, a form that is not one) a 400 with a short reason: Start would answer its
- *   raw exception text with a 500 and print it over several lines (./call-shape.ts).
- * The body's size was bounded before h3 ran (../node/entry-refusals.ts, `refuseEarly`).
- * Under `vinxi dev`, Start's log lines for every call (with its payload) are dropped
- * (./start-dev-log.ts).
- */
+// Under `vinxi dev`, Start's log lines for every call (with its payload) are dropped.
 if (process.env.NODE_ENV === 'development') quietStartCallLogs();
 
 /** The path and query as the client sent them (h3 strips the router's base from req.url). */

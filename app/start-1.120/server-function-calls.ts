@@ -1,12 +1,14 @@
 /**
  * Start 1.120 workaround (app/start-1.120/PATCHES.md), the pure half of the server-function
- * pre-checks: where calls are served, which ones Start can parse, and the per-call dev log lines
- * it prints that are dropped.
+ * pre-checks: where calls are served and what Start names them, which calls Start can parse, and
+ * the per-call dev log lines it prints that are dropped. All of it mirrors Start 1.120 (none is
+ * a policy of ours: what it refuses is what Start would throw on), so it goes with the framework.
  */
 import { startSerializer } from '@tanstack/react-start';
+
 /**
- * Where Start 1.120 serves server functions over HTTP (the `server` router's base), and which
- * function a request path names. Framework-free, for the unknown-id check.
+ * Where Start 1.120 serves server functions over HTTP (the `server` router's base). Framework-free,
+ * for the node entry, which routes calls before Start runs.
  */
 export const SERVER_FUNCTION_BASE = '/_server';
 
@@ -23,7 +25,7 @@ export function serverFunctionIdOf(path: string): string | undefined {
 /**
  * The id Start 1.120's compiler gives the server function exported as `exportName` from `file`
  * (its path from the project root): what `/_server/<id>` names. Mirrors `makeFileLocationUrlSafe`
- * of @tanstack/directive-functions-plugin 1.120 (dist/esm/compilers.js), for the entry, which
+ * of @tanstack/directive-functions-plugin 1.120 (its compilers module), for the entry, which
  * routes calls before Start runs and cannot import the functions themselves.
  */
 export function serverFunctionIdFor(file: string, exportName: string): string {
@@ -34,12 +36,11 @@ export function serverFunctionIdFor(file: string, exportName: string): string {
     .replace(/_--/g, '--');
 }
 
-/**
- * Which server function calls Start 1.120's handler can parse, decided before it tries: it
- * answers anything else with its raw exception text (500) and prints it over several lines.
- * Pure, so each shape is tested without a server; mirrors
- * @tanstack/start-server-functions-handler (how it picks form data, query payload or JSON).
- */
+// Which server function calls Start 1.120's handler can parse, decided before it tries: it
+// answers anything else with its raw exception text (500) and prints it over several lines.
+// Pure, so each shape is tested without a server; mirrors
+// @tanstack/start-server-functions-handler (how it picks form data, query payload or JSON).
+
 /** The methods Start's client and our forms use; the value of `Allow` on a 405. */
 export const SERVER_FUNCTION_METHODS = 'GET, POST';
 
@@ -116,12 +117,10 @@ function bad(reason: string): CallRefusal {
   return { status: 400, reason };
 }
 
-/**
- * Under `vinxi dev`, Start 1.120's server-function handler logs three lines per call with
- * `console.info`: "ServerFn Request: <id>", "ServerFn Response: <status>" and " - Payload: <the
- * first 100 characters of the result>". A user's data in the dev log on every click buries the
- * lines that matter, so exactly these shapes are dropped; every other line goes through.
- */
+// Under `vinxi dev`, Start 1.120's server-function handler logs three lines per call with
+// `console.info`: "ServerFn Request: <id>", "ServerFn Response: <status>" and " - Payload: <the
+// first 100 characters of the result>". A user's data in the dev log on every click buries the
+// lines that matter, so exactly these shapes are dropped; every other line goes through.
 
 /** Start's per-call lines, as its handler writes them (the request line starts with a newline). */
 const START_CALL_LINES = [
@@ -130,6 +129,7 @@ const START_CALL_LINES = [
   /^ - Payload: /,
 ];
 
+/** Whether a `console.info` call is one of Start's per-call lines. */
 export function isStartCallLogLine(args: readonly unknown[]): boolean {
   const [first] = args;
   return (

@@ -33,7 +33,7 @@ test('a loader failure in development reaches the Spotlight sidecar and the loca
   });
   expect(response.status).toBe(500);
   await response.text();
-  // Development prints a block, not JSON (app/server/failures/dev-failure.server.ts).
+  // Development prints a block, not JSON (app/server/failures/dev-failure-view.ts).
   const line = await dev.waitForOutput(/✖ loader of \S+ .*failed · digest [0-9a-f]+/, 30_000);
   const digest = line.split('digest ')[1] ?? '';
 

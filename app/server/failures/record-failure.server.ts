@@ -198,7 +198,7 @@ export interface FailureContext {
   url?: string;
   /**
    * The request itself (its absolute URL and headers), for the report's `request`: never
-   * logged, and the report keeps only an allow-list of its headers (server-event-request.ts).
+   * logged, and the report keeps only an allow-list of its headers (server-event-context.server.ts).
    */
   incoming?: { url: string; headers: Iterable<[string, string]> };
 }

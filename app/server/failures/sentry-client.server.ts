@@ -22,8 +22,7 @@ import { errorLimited, warnLimited } from '#app/server/logging/rate-limited-log'
 import { reportingDsn } from '#app/server/site-config.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import type { FailureContext } from './record-failure.server';
-import { osContext } from './server-contexts.server';
-import { eventRequestFacts } from './server-event-request';
+import { eventRequestFacts, osContext } from './server-event-context.server';
 import { withOriginalFacts } from './server-frames.server';
 
 /**

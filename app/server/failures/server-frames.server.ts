@@ -1,19 +1,26 @@
 /**
  * Server frames completed from the build's own maps where the server event is made, so the
  * log line, the local inbox and Sentry all get the same: the source lines around each of our
- * frames and the functions' original names (original-frames.ts). The maps are the ones Node
- * already loaded for its mapped stacks (decision 0701), found by `findSourceMap`; nothing here
- * reads a map file. Decision: docs/decisions/1110-server-frames-where-the-event-is-made.md.
+ * frames (from the map's `sourcesContent`) and the functions' original names (from its `names`,
+ * where the bundle renamed them). The frames are Node's, already mapped to our TypeScript
+ * (decision 0701); the maps are the ones Node loaded for that, found by `findSourceMap`: nothing
+ * here reads a map file. Decision: docs/decisions/1110-server-frames-completed-where-the-event-is-made.md.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { TraceMap } from '@jridgewell/trace-mapping';
+import {
+  GREATEST_LOWER_BOUND,
+  generatedPositionFor,
+  sourceContentFor,
+  TraceMap,
+} from '@jridgewell/trace-mapping';
 import type { StackFrame } from '@sentry/core';
+import { declaredFunctionName } from '#app/server/inbox/source-maps/declared-name';
 import { buildOutputOf } from '#app/server/inbox/source-maps/directory-map-store.server';
+import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/resolve-frame';
 import { processShared } from '#app/start-1.120/process-shared.server';
-import { originalFacts, type ServerChunk, type SourceInChunk } from './original-frames';
 
 interface ChunkIndex {
   /** Absolute source path → where the build has it. */
@@ -26,7 +33,7 @@ const shared = processShared('server-frame-index', () => ({
   index: undefined as ChunkIndex | undefined,
 }));
 
-/** The built server's chunks (index.mjs and chunks/): undefined under `vinxi dev`, which has none. */
+/** The built server's chunks (its entry and chunks/): undefined under `vinxi dev`, which has none. */
 function chunkIndex(): ChunkIndex | undefined {
   if (shared.index) return shared.index;
   const output = buildOutputOf(import.meta.url);
@@ -147,4 +154,116 @@ export function stackWithOriginalNames(stack: string): string {
   } catch {
     return stack;
   }
+}
+
+// What a chunk's map adds to one frame. Pure: the map and the chunk's text are given.
+
+/** One chunk of the built server: its map and its generated lines (read when first needed). */
+export interface ServerChunk {
+  map: TraceMap;
+  /** The length of the map's `mappings`: what a name search must decode. */
+  mappingsLength: number;
+  lines(): readonly string[];
+}
+
+/** Where a source file is in the build: the chunk whose map lists it, as the map spells it. */
+export interface SourceInChunk {
+  chunk: ServerChunk;
+  source: string;
+}
+
+/** A Sentry stack frame's fields this reads: Node's own name and the original position. */
+export interface NodeFrame {
+  function?: string;
+  /** 1-based, in the original source. */
+  lineno?: number;
+  /** 1-based, in the original source. */
+  colno?: number;
+}
+
+export interface OriginalFacts {
+  /** The original name, when the map gives a better one than Node's. */
+  function?: string;
+  context?: SourceContext;
+}
+
+/**
+ * What the map adds to a frame. A source can be in several chunks (a module the pages and the
+ * server functions both import): the source lines are the same in each, and the name comes
+ * from the chunk in which the frame's function is found.
+ */
+export function originalFacts(frame: NodeFrame, places: readonly SourceInChunk[]): OriginalFacts {
+  const { lineno, colno } = frame;
+  if (!isPosition(lineno) || !isPosition(colno) || places.length === 0) return {};
+  const facts: OriginalFacts = {};
+  // The smallest chunk first: a route's or a server function's own, before the main one.
+  const bySize = [...places].sort((a, b) => a.chunk.mappingsLength - b.chunk.mappingsLength);
+  for (const place of bySize) {
+    if (!facts.context) {
+      const context = contextOf(place.chunk.map, place.source, lineno);
+      if (context) facts.context = context;
+    }
+    if (!facts.function && typeof frame.function === 'string') {
+      const name = originalFunctionName(place, lineno, colno - 1, frame.function);
+      if (name) facts.function = name;
+    }
+  }
+  return facts;
+}
+
+/** Each source's lines, indexed once per map: a map's sources do not change while it lives. */
+function contextOf(map: TraceMap, source: string, line: number): SourceContext | undefined {
+  const indexed = processShared(
+    'server-source-lines',
+    () => new WeakMap<TraceMap, Map<string, SourceLines | null>>(),
+  );
+  let bySource = indexed.get(map);
+  if (!bySource) {
+    bySource = new Map();
+    indexed.set(map, bySource);
+  }
+  let lines = bySource.get(source);
+  if (lines === undefined) {
+    const content = sourceContentFor(map, source);
+    lines = typeof content === 'string' ? new SourceLines(content) : null;
+    bySource.set(source, lines);
+  }
+  return lines?.context(line);
+}
+
+/**
+ * A name is searched for only in a chunk whose mappings are at most this long. Searching means
+ * decoding them and indexing them by source: for nitro's main chunk (2.7 MB of mappings) that
+ * held the event loop 0.1-1 s at the first failure through it. Functions there keep Node's
+ * name; the route options a page's failure goes through (`loader`, `beforeLoad`) keep theirs.
+ */
+export const MAX_SEARCHED_MAPPINGS = 512 * 1024;
+
+/**
+ * The original name of the function a frame is in, when Node's name for it is not one of ours:
+ * the frame's original position back to its generated one in this chunk, then the declaration
+ * walk the browser's frames use too (`declaredFunctionName`).
+ */
+export function originalFunctionName(
+  place: SourceInChunk,
+  line: number,
+  column: number,
+  nodeName: string,
+): string | undefined {
+  const { map, mappingsLength } = place.chunk;
+  if (mappingsLength > MAX_SEARCHED_MAPPINGS) return undefined;
+  const generated = generatedPositionFor(map, {
+    source: place.source,
+    line,
+    column,
+    bias: GREATEST_LOWER_BOUND,
+  });
+  // Null in a chunk with no mapping on the frame's line: one that holds other parts of the file
+  // (the split-off component of a route whose loader failed) does not hold this function.
+  if (generated.line === null) return undefined;
+  return declaredFunctionName(map, place.chunk.lines(), generated, nodeName);
+}
+
+function isPosition(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 }

@@ -20,7 +20,7 @@ import packageJson from '../../../package.json';
 /**
  * The one front door of /health, for the built server's entry (app/server/node/node-server.server.ts,
  * before anything else) and the SSR router's hook in `vinxi dev`
- * (app/start-1.120/dev-ssr-middleware.server.ts): answers the request if it is /health and says
+ * (app/start-1.120/dev-front-door.server.ts): answers the request if it is /health and says
  * whether it did. No page render, nothing logged or traced; why not a router of its own:
  * docs/decisions/0301-health-before-start.md.
  */

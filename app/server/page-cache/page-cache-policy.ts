@@ -99,7 +99,7 @@ export function isFresh(storedAt: number, maxAgeMs: number | undefined, now: num
 
 /**
  * The page as it would be rendered without a nonce: the render that fills the cache streams to
- * its own visitor with the nonce on every script (render-page.server.tsx), which the kept copy
+ * its own visitor with the nonce on every script (script-nonce.server.ts), which the kept copy
  * must not carry. A nonce is 128 random bits: its attribute cannot occur by chance.
  */
 export function withoutNonce(html: string, nonce: string): string {
@@ -111,7 +111,7 @@ export function withoutNonce(html: string, nonce: string): string {
  * text between each `<script …>` without `src` and its `</script`, as the browser hashes it
  * (the HTML parser turns CR LF and lone CR into LF first). Outside scripts React escapes every
  * `<` in text and attributes, and Start's serialiser escapes `</script` inside its data, so the
- * scan sees only real tags (as render-page.server.tsx's nonce scan does).
+ * scan sees only real tags (as script-nonce.server.ts's scan does).
  */
 export function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();

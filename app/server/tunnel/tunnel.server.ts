@@ -63,8 +63,8 @@ export function isTunnelPath(rawUrl: string): boolean {
 }
 
 /**
- * The tunnel's one front door, for the built server's entry and the /monitoring router of
- * `vinxi dev` (app/start-1.120/dev-tunnel-router.server.ts): answers the request if it is the
+ * The tunnel's one front door, for the built server's entry and the SSR router's hook under
+ * `vinxi dev` (app/start-1.120/dev-front-door.server.ts): answers the request if it is the
  * tunnel's, and says whether it did. `rawUrl` is the path and query as the client sent them (a
  * router that strips its base keeps them in `originalUrl`). The tunnel answers on the Node
  * response itself, streaming; nothing waits for it.

@@ -1,7 +1,7 @@
 /**
  * The inbox's read API for scripts (`GET /errors/api/issues…`), one front door for the built
  * server's entry (app/server/node/node-server.server.ts, once the early refusals are done) and
- * the SSR router's hook under `vinxi dev` (app/start-1.120/dev-ssr-middleware.server.ts). It
+ * the SSR router's hook under `vinxi dev` (app/start-1.120/dev-front-door.server.ts). It
  * reads as a request's path: method → mode → access (the inbox's session, or its token as a
  * bearer, under the sign-in limit) → endpoint → parameters → the store → JSON. Plain node:http
  * and synchronous store reads, no render: why a door and not a Start route, decision 1230.

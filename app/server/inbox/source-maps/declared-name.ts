@@ -1,8 +1,9 @@
 /**
  * The original name of the function a generated position is in, read from the map and the
  * chunk's text as rust-sourcemap's `SourceView::get_original_function_name` reads it (what
- * Sentry used before scope names). Shared by the server's frames (app/server/failures/
- * original-frames.ts) and the browser's (resolve-frame.ts), so both name a function alike.
+ * Sentry used before scope names). Shared by the server's frames
+ * (app/server/failures/server-frames.server.ts) and the browser's (resolve-frame.ts), so both
+ * name a function alike.
  * Pure: the map and the chunk's lines are given.
  */
 import { decodedMappings, type TraceMap } from '@jridgewell/trace-mapping';

@@ -8,7 +8,7 @@ import {
   type FailedRequest,
   sameOriginPage,
   serverFunctionName,
-} from '#app/server/failures/server-event-request';
+} from '#app/server/failures/server-event-context.server';
 
 const FN_ID = 'app_server_example_functions_ts--callFailingExample_createServerFn_handler';
 

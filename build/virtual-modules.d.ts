@@ -1,4 +1,12 @@
-// Modules the frozen framework's build provides without types (app/start-1.120/PATCHES.md).
+// Modules the build provides without types, beside the build code that provides them. The first
+// is ours (build/inline-scripts.ts) and outlives the framework; the other two are the frozen
+// framework's (app/start-1.120/PATCHES.md) and go with it.
+
+// A module bundled into one classic script, as text.
+declare module '*?inline-script' {
+  const code: string;
+  export default code;
+}
 
 // Nitro's build resolves this alias for entries (its node-server entry imports it first).
 declare module '#nitro-internal-pollyfills' {}

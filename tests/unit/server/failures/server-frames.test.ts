@@ -1,5 +1,5 @@
 /**
- * A server frame completed from its chunk's map: the source lines around it and the original
+ * Server frames completed from their chunks' maps: the source lines around each and the original
  * name of its function, on chunks and maps our build wrote (tests/fixtures/server-chunks, the
  * sources' text inside the maps).
  */
@@ -12,7 +12,7 @@ import {
   originalFacts,
   originalFunctionName,
   type SourceInChunk,
-} from '#app/server/failures/original-frames';
+} from '#app/server/failures/server-frames.server';
 
 const FIXTURES = join(import.meta.dirname, '../../../fixtures/server-chunks');
 
