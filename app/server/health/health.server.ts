@@ -11,8 +11,8 @@ import {
   thisWorker,
 } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
+import { lagMonitor } from '#app/server/health/event-loop.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { lagMonitor } from '#app/server/node/admission.server';
 import { isShuttingDown } from '#app/server/node/graceful-shutdown.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../../package.json';

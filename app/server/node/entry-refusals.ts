@@ -7,7 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyLimitRefusal, refusalLogLine } from '#app/server/failures/server-function-failures';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
+import {
+  SERVER_FUNCTION_BASE,
+  serverFunctionIdFor,
+  serverFunctionIdOf,
+} from '#app/start-1.120/server-function-calls';
 import { isHiddenBuildFile, isVariantRequest } from './public-files.server';
 
 /**
@@ -132,6 +136,44 @@ export function refuseEarly(
     }
   }
   return false;
+}
+
+/**
+ * What a request costs the server. `file`: sent as it is from the public folder or the client
+ * build (cheap, and a page half-loaded is worse than none: never held back). `server-function`:
+ * a call of a hydrated page, waits for its turn but is not shed for lag (the page would show
+ * an error). `page`: a server render, shed first. /health and the tunnel are answered before.
+ */
+export type RequestKind = 'file' | 'server-function' | 'page';
+
+export function requestKind(
+  method: string | undefined,
+  path: string,
+  publicFiles: ReadonlySet<string>,
+): RequestKind {
+  if (path.startsWith('/_server')) return 'server-function';
+  const read = method === 'GET' || method === 'HEAD';
+  if (read && (path.startsWith('/_build/') || publicFiles.has(path))) return 'file';
+  return 'page';
+}
+
+/**
+ * Which places a server-function call waits for. `inbox-access`: signing in to the inbox and
+ * out of it, a lane of their own, so that the operator can sign in while other callers hold
+ * every place of the other lane (2–3 addresses trickling 4–8 bodies each made 8 of 9 sign-ins
+ * a 503, decision 1012). `calls`: every other. Pure.
+ */
+export type ServerFunctionLane = 'inbox-access' | 'calls';
+
+const INBOX_ACCESS_CALLS = new Set(
+  ['signInToInbox', 'signOutOfInbox'].map((name) =>
+    serverFunctionIdFor('app/server/inbox.functions.ts', name),
+  ),
+);
+
+export function serverFunctionLaneOf(path: string): ServerFunctionLane {
+  const id = serverFunctionIdOf(path);
+  return id !== undefined && INBOX_ACCESS_CALLS.has(id) ? 'inbox-access' : 'calls';
 }
 
 /** A request URL's path, without its query. */
