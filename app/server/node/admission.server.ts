@@ -6,6 +6,7 @@
  * answers. Which kind a request is, is the entry's to say (./entry-refusals.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { buffer } from 'node:stream/consumers';
 import { lagMonitor } from '#app/server/health/event-loop.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
@@ -348,10 +349,11 @@ export function createRequestAdmission(options: {
 
 /**
  * Reads a call's whole body (at most SERVER_FUNCTION_MAX_BODY_BYTES: the entry refused larger
- * ones and chunked ones) and keeps it where h3 looks first (`req.rawBody`), then calls `then`.
- * h3's readRawBody and the web Request Start is given read those bytes instead of the socket.
- * A body that never ends ends with its connection (Node's requestTimeout): `then` never runs,
- * and the client's slot goes back with the response's close.
+ * ones and chunked ones) and keeps it where h3 looks first (`req.rawBody`), then calls `then`:
+ * a stream hook, not a parsed body, because h3's readRawBody and the web Request Start is given
+ * read those bytes instead of the socket. A body that never ends ends with its connection
+ * (Node's requestTimeout): `then` never runs, and the client's slot goes back with the
+ * response's close.
  */
 function readBodyFirst(req: IncomingMessage, then: () => void): void {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -359,14 +361,14 @@ function readBodyFirst(req: IncomingMessage, then: () => void): void {
     then();
     return;
   }
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  // Ignored: a client that goes away (or Node's 408) closes the response too.
-  req.on('error', () => {});
-  req.once('end', () => {
-    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.concat(chunks);
-    then();
-  });
+  buffer(req).then(
+    (body) => {
+      (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+      then();
+    },
+    // Ignored: a client that goes away (or Node's 408) closes the response too.
+    () => {},
+  );
 }
 
 /** A timer that never keeps the process alive on its own. */
