@@ -7,7 +7,7 @@ import { createMiddleware } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import { serverConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { isLoopbackHost } from './loopback';
+import { isLoopbackHost } from './client-key';
 
 /**
  * Which state-changing requests are refused for where they come from: pure policy, used by the
