@@ -6,8 +6,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { prepareInboxAtStart } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { SHUTDOWN_DRAIN_MS } from '#app/server/node/graceful-shutdown.server';
-import { readDescriptorLimit } from '#app/server/node/server-limits.server';
+import { readDescriptorLimit, SHUTDOWN_DRAIN_MS } from '#app/server/node/server-limits.server';
 import {
   describeInboxAccess,
   describeMonitoring,

@@ -13,7 +13,6 @@ import {
 import { serverConfig } from '#app/server/env.server';
 import { lagMonitor } from '#app/server/health/event-loop.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { isShuttingDown } from '#app/server/node/graceful-shutdown.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../../package.json';
 
@@ -256,4 +255,19 @@ export function healthSignals(): HealthSignals {
         warnLimited(`health ${trouble}`, `[health] degraded: ${trouble}: ${detail}`),
     }),
   );
+}
+
+/**
+ * Whether this process has begun its graceful shutdown (`handleShutdownSignals` in
+ * ../startup.server.ts marks it): /health answers `shutting-down`, and every answer ends its
+ * connection. One flag per process.
+ */
+const shutdown = processShared('shutdown-state', () => ({ shuttingDown: false }));
+
+export function isShuttingDown(): boolean {
+  return shutdown.shuttingDown;
+}
+
+export function markShuttingDown(): void {
+  shutdown.shuttingDown = true;
 }

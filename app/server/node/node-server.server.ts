@@ -23,19 +23,23 @@ import { useNitroApp } from 'nitropack/runtime';
 import { mayListen } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
 import { lagMonitor } from '#app/server/health/event-loop.server';
-import { healthDoor, linkHealthToPrimary } from '#app/server/health/health.server';
+import { healthDoor, isShuttingDown, linkHealthToPrimary } from '#app/server/health/health.server';
 import { inboxApiDoor } from '#app/server/inbox/api/inbox-api.server';
 import { serveCachedPage, startPageCache } from '#app/server/page-cache/page-cache.server';
 import { stampPeerAddress } from '#app/server/security/client-key';
 import { baseSecurityHeaders } from '#app/server/security/security-headers.server';
-import { listenAndAnnounce, openInboxAtStart } from '#app/server/startup.server';
+import {
+  handleShutdownSignals,
+  listenAndAnnounce,
+  openInboxAtStart,
+  warmUp,
+  warmUpPaths,
+} from '#app/server/startup.server';
 import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
 import { createRequestAdmission } from './admission.server';
 import { pathOf, refuseEarly, requestKind } from './entry-refusals';
-import { handleShutdownSignals, isShuttingDown } from './graceful-shutdown.server';
 import { cacheControlOf, listPublicFiles, negotiateEncoding } from './public-files.server';
 import { applyServerLimits, serverLimitsFor } from './server-limits.server';
-import { warmUp, warmUpPaths } from './warm-up.server';
 
 // Not a React hook: nitro's accessor for the app its plugins have set up.
 // biome-ignore lint/correctness/useHookAtTopLevel: a nitro runtime function named like a hook

@@ -25,6 +25,8 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading). */
 export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+/** At shutdown, in-flight requests get this long to finish before their connections are cut. */
+export const SHUTDOWN_DRAIN_MS = 20_000;
 /**
  * Open connections are capped here even when the descriptor limit would allow more, for the
  * whole server: each of its workers takes its share. At the cap a newcomer replaces an idle or
