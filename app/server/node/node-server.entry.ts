@@ -17,7 +17,6 @@ import { readdirSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { PRIMARY_FILE } from '../cluster/primary-file';
 
 process.setSourceMapsEnabled(true);
 
@@ -45,8 +44,11 @@ const serve = () =>
 if (cluster.isWorker) {
   void serve();
 } else {
+  // Built beside this entry by build/server-side-files.ts under this name, which it spells the
+  // same: a name, not an import, because a module the server's chunks share would be bundled
+  // into them, and this entry would load them (and nitro's app) with it.
   const primary: Promise<typeof import('../cluster/primary.server')> = import(
-    /* @vite-ignore */ new URL(`./${PRIMARY_FILE}`, import.meta.url).href
+    /* @vite-ignore */ new URL('./cluster-primary.mjs', import.meta.url).href
   );
   void primary.then(({ startServer }) => {
     if (startServer(fileURLToPath(import.meta.url)) === 'serve-here') return serve();
