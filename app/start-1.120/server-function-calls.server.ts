@@ -35,7 +35,7 @@ import {
  * - a method other than GET and POST gets 405, and a payload Start cannot parse (bad JSON,
  *   none at all, a form that is not one) a 400 with a short reason: Start would answer its
  *   raw exception text with a 500 and print it over several lines (./call-shape.ts).
- * The body's size was bounded before h3 ran (../node/entry-refusals.ts, `refuseEarly`).
+ * The body's size was bounded before h3 ran (../node/request-triage.server.ts, `refuseEarly`).
  * Under `vinxi dev`, Start's log lines for every call (with its payload) are dropped
  * (./start-dev-log.ts).
  */

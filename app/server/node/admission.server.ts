@@ -3,7 +3,7 @@
  * ../health/event-loop.server.ts decides, decision 0601), then each page and server-function
  * call waits for a place (pages and calls wait apart, each for places of its own, decision
  * 0604), then the built server's use of both: the admissions it keeps and the 503 or 429 it
- * answers. Which kind a request is, is the entry's to say (./entry-refusals.ts).
+ * answers. Which kind a request is, is the entry's to say (./request-triage.server.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
@@ -12,7 +12,7 @@ import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { requestClientKey } from '#app/server/security/client-key';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
-import { answerText, pathOf, serverFunctionLaneOf } from './entry-refusals';
+import { answerText, pathOf, serverFunctionLaneOf } from './request-triage.server';
 import {
   CONCURRENT_INBOX_ACCESS_CALLS,
   CONCURRENT_RENDERS,

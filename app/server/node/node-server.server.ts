@@ -3,7 +3,7 @@
  * where every request arrives, before nitro and TanStack Start. It reads as a request's path:
  * - the tunnel and /health are answered first, through the front doors `vinxi dev` uses too;
  * - security headers on every other response, then what is refused before nitro sees it
- *   (./entry-refusals.ts: paths, hosts, methods, hidden build files, server-function bodies);
+ *   (./request-triage.server.ts: paths, hosts, methods, hidden build files, server-function bodies);
  * - the inbox's read API, through its front door (../inbox/api/inbox-api.server.ts);
  * - files go to nitro's static handler with `Accept-Encoding` read as the RFC says
  *   (./public-files.server.ts), with `Cache-Control` by kind;
@@ -37,7 +37,7 @@ import {
 } from '#app/server/startup.server';
 import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
 import { createRequestAdmission } from './admission.server';
-import { pathOf, refuseEarly, requestKind } from './entry-refusals';
+import { pathOf, refuseEarly, requestKind } from './request-triage.server';
 import { cacheControlOf, listPublicFiles, negotiateEncoding } from './public-files.server';
 import { applyServerLimits, serverLimitsFor } from './server-limits.server';
 

@@ -4,7 +4,7 @@ import {
   pathRefusal,
   requestKind,
   serverFunctionLaneOf,
-} from '#app/server/node/entry-refusals';
+} from '#app/server/node/request-triage.server';
 import {
   CLEAR_INBOX_FN,
   GET_APP_OVERVIEW_FN,
