@@ -37,8 +37,8 @@ import {
 } from '#app/server/startup.server';
 import { tunnelDoor } from '#app/server/tunnel/tunnel-instance.server';
 import { createRequestAdmission } from './admission.server';
-import { pathOf, refuseEarly, requestKind } from './request-triage.server';
 import { cacheControlOf, listPublicFiles, negotiateEncoding } from './public-files.server';
+import { pathOf, refuseEarly, requestKind } from './request-triage.server';
 import { applyServerLimits, serverLimitsFor } from './server-limits.server';
 
 // Not a React hook: nitro's accessor for the app its plugins have set up.

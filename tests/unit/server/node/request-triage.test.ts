@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   hostRefusal,
   pathRefusal,
+  refusalLogLine,
   requestKind,
   serverFunctionLaneOf,
 } from '#app/server/node/request-triage.server';
@@ -111,5 +112,19 @@ describe('serverFunctionLaneOf: signing in and out have places of their own', ()
     ['/_server/', 'calls'],
   ])('%s → %s', (path, lane) => {
     expect(serverFunctionLaneOf(path)).toBe(lane);
+  });
+});
+
+describe('refusalLogLine', () => {
+  it('says status, reason, method and function id on one line', () => {
+    expect(refusalLogLine(405, 'PUT is not allowed here', 'PUT', 'app_fn--handler')).toBe(
+      '[server-fn] 405 PUT is not allowed here: PUT app_fn--handler',
+    );
+  });
+
+  it('stays one short line whatever the caller sent', () => {
+    const line = refusalLogLine(400, `bad\n${'r'.repeat(5000)}`, 'POST', 'i'.repeat(5000));
+    expect(line).not.toContain('\n');
+    expect(line.length).toBeLessThan(900);
   });
 });
