@@ -13,8 +13,7 @@
  * 1,024, 29 of 33 answered before the test gave up, on a machine loaded by other builds). Now
  * clients take turns in the primary's line, bounded below its descriptors
  * (`handOffConnectionsFairly` in app/server/cluster/primary.server.ts). On a quiet machine the
- * workers refuse fast
- * enough that node:cluster's own line stays short, and this test passes without the primary's
+ * workers refuse fast enough that node:cluster's own line stays short, and this test passes without the primary's
  * line too: it holds the bar; the line's policy is pinned by
  * tests/unit/server/cluster/primary.test.ts.
  */
