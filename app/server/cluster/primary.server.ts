@@ -1,7 +1,27 @@
 /**
- * The cluster's primary: reads the environment, serves here (WEB_CONCURRENCY=1) or starts one
- * worker per core, hands them connections (clients in turn), restarts the ones that die (with a
- * growing delay) and drains them at shutdown.
+ * The built server's first process (`npm start`, or node running the built server entry): it reads the
+ * environment, and with WEB_CONCURRENCY above 1 it stays the primary of a node:cluster and
+ * starts that many workers, each a whole server (../node/node-server.server.ts) on the same
+ * port, which the primary hands connections to in turn, as fast as they take them; meanwhile
+ * clients take turns in its line (`handOffConnectionsFairly`, decision 1013). nitro's
+ * `node-cluster` preset would bring its own entry in place of ours, so this is node:cluster
+ * directly (decision 0620).
+ *
+ * The primary serves nothing. It:
+ * - hands the workers connections, clients in turn (`handOffConnectionsFairly`);
+ * - lets the workers listen together once every one is warm (`warmUp` in ../startup.server.ts), and
+ *   prints the start lines once, naming the worker count, when every worker listens; until
+ *   then /health says `starting`;
+ * - brings the inbox's schema up to date and ends the last run's sessions before any worker
+ *   serves, and makes the run's inbox token, the same for every worker;
+ * - starts a worker that stopped again, after a delay that grows while it
+ *   keeps stopping (`restartDelayMs`), one line each time; stops and replaces a worker that has
+ *   not been heard from for a while (its event loop is stuck);
+ * - tells every worker the others' health, for /health (`serverHealthOf` in ./worker-link.server.ts);
+ * - on SIGTERM or SIGINT has every worker drain, then exits.
+ *
+ * Built on its own, beside the server entry (build/server-side-files.ts):
+ * the server's own chunks set up nitro's app as they load, which the primary must not.
  */
 import cluster, { type Worker } from 'node:cluster';
 import net from 'node:net';
@@ -31,30 +51,6 @@ import {
   WORKER_WARM,
 } from './worker-link.server';
 
-/**
- * The built server's first process (`npm start`, `node .output/server/index.mjs`): it reads the
- * environment, and with WEB_CONCURRENCY above 1 it stays the primary of a node:cluster and
- * starts that many workers, each a whole server (../node/node-server.server.ts) on the same
- * port, which the primary hands connections to in turn, as fast as they take them; meanwhile
- * clients take turns in its line (`handOffConnectionsFairly`, decision 1013). nitro's
- * `node-cluster` preset would bring its own entry in place of ours, so this is node:cluster
- * directly (decision 0620).
- *
- * The primary serves nothing. It:
- * - lets the workers listen together once every one is warm (../node/warm-up.server.ts), and
- *   prints the start lines once, naming the worker count, when every worker listens; until
- *   then /health says `starting`;
- * - brings the inbox's schema up to date and ends the last run's sessions before any worker
- *   serves, and makes the run's inbox token, the same for every worker;
- * - starts a worker that stopped again, after a delay that grows while it
- *   keeps stopping (./restart-delay.ts), one line each time; stops and replaces a worker that has
- *   not been heard from for a while (its event loop is stuck);
- * - tells every worker the others' health, for /health (./server-health.ts);
- * - on SIGTERM or SIGINT has every worker drain, then exits.
- *
- * Built on its own, beside the server (`.output/server/cluster-primary.mjs`, build/server-side-files.ts):
- * the server's own chunks set up nitro's app as they load, which the primary must not.
- */
 /** Past the workers' own drain bound, the primary stops waiting for them. */
 const DRAIN_GRACE_MS = SHUTDOWN_DRAIN_MS + 10_000;
 /** A worker not heard from for this long is not answering: /health says so. */

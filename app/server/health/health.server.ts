@@ -135,7 +135,7 @@ export interface HealthInput {
   workers: HealthReport['workers'];
 }
 
-/** This process's troubles (./health-signals.ts), and shedding as soon as the lag monitor sheds. */
+/** This process's troubles (`healthSignals`), and shedding as soon as the lag monitor sheds. */
 export function ownReasons(input: {
   troubles: readonly string[];
   shedding: boolean;
@@ -182,7 +182,7 @@ export function isHealthPath(pathWithQuery: string): boolean {
  * What /health must not hide: the server is up, yet it turns pages away, cannot store reports,
  * or cannot reach Sentry. Each part of the server notes its own trouble here as it happens;
  * /health reads what is current. Pure state with the clock passed in; the process's one
- * instance is in ./health-signals.server.ts.
+ * instance is `healthSignals`.
  */
 
 export type Trouble =
@@ -246,7 +246,7 @@ export function createHealthSignals(options: {
   };
 }
 
-/** The process's health signals (./health-signals.ts), shared by every module copy. */
+/** The process's health signals (`createHealthSignals`), shared by every module copy. */
 export function healthSignals(): HealthSignals {
   return processShared('health-signals', () =>
     createHealthSignals({

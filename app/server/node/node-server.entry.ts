@@ -62,9 +62,9 @@ export default {};
  * Node decodes a chunk's map the first time a stack passes through it: for nitro's main chunk
  * (a 1.3 MB map) that took 155–235 ms, blocking the event loop at the first failure after a
  * start, when the failure's own report and every visitor were waiting. Here it costs the same
- * once, while nobody is waiting (docs/decisions/0701-server-source-maps.md).
+ * once, while nobody is waiting (docs/decisions/0701-server-source-maps.md). Returns the
+ * number of maps decoded: one per chunk under `serverDir` that is loaded and has a map.
  */
-/** The number of maps decoded: one per chunk under `serverDir` that is loaded and has a map. */
 function decodeLoadedSourceMaps(serverDir: string): number {
   let decoded = 0;
   // index.mjs and chunks/: node_modules beside them is copied as it is, with no maps.
