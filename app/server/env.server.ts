@@ -9,7 +9,7 @@ import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../package.json';
-import { availableCores, type WebConcurrency, workerCountOf } from './cluster/worker-count';
+import { availableCores, type WebConcurrency, workerCountOf } from './cluster/worker-count.server';
 import { parseSpikeRule, type SpikeRule } from './inbox/alerts/alert-policy';
 import {
   defaultAlertSender,
@@ -415,14 +415,14 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
   maxConnectionsPerClient: number;
-  /** TRUSTED_PROXIES: whose X-Forwarded-For names the client (../security/client-key.ts). */
+  /** TRUSTED_PROXIES: whose X-Forwarded-For names the client (./security/client-key.ts). */
   trustedProxies: TrustedProxies;
   spotlight: SpotlightSetting;
   /** WEB_CONCURRENCY as set (`auto` by default in production, else 1). */
   webConcurrency: WebConcurrency;
   /**
    * The server's worker processes (WEB_CONCURRENCY resolved on this machine): 1 is one plain
-   * process. Limits meant for the whole server are divided among them (../cluster/worker-count.ts).
+   * process. Limits meant for the whole server are divided among them (./cluster/worker-count.server.ts).
    */
   workers: number;
   /** Email alerts, when MONITORING_SMTP_URL and MONITORING_ALERT_EMAIL_TO are set. */

@@ -128,7 +128,7 @@ export interface HealthInput {
   monitoring: HealthReport['monitoring'];
   lagMs: number;
   shuttingDown: boolean;
-  /** Some worker of the server has not listened yet since it started (./worker-link.server.ts). */
+  /** Some worker of the server has not listened yet since it started (../cluster/worker-link.server.ts). */
   starting: boolean;
   /** The server's troubles: this process's (`ownReasons`), and the other workers'. */
   reasons: string[];

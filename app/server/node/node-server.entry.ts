@@ -1,8 +1,8 @@
 /**
  * The built server's entry (nitro `entry`, in place of nitro's node-server entry). It turns on
  * Node's source maps first, so that failure log lines and server Sentry events name our
- * TypeScript (`app/routes/…/ssr-error.tsx:7`) instead of `.output/server/chunks/nitro/nitro.mjs`,
- * also for a bare `node .output/server/index.mjs`.
+ * TypeScript (`app/routes/…/ssr-error.tsx:7`) instead of nitro's bundled chunk, also when node
+ * runs the built entry directly.
  *
  * Node reads a module's source map only when it loads the module after this call, and static
  * imports are all loaded before any line here runs: so the server itself is a dynamic import.
@@ -33,7 +33,7 @@ environment.NODE_ENV ??= 'production';
 // and the process spun there, a SIGTERM's drain never finishing.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
-// The entry is .output/server/index.mjs; the chunks and their maps are beside it. Decoded once the
+// This is the built server entry; the chunks and their maps are beside it. Decoded once the
 // server's module has run, before the event loop takes its first connection.
 const serve = () =>
   import('./node-server.server').then(() =>
@@ -67,7 +67,7 @@ export default {};
  */
 function decodeLoadedSourceMaps(serverDir: string): number {
   let decoded = 0;
-  // index.mjs and chunks/: node_modules beside them is copied as it is, with no maps.
+  // The entry and chunks/: node_modules beside them is copied as it is, with no maps.
   for (const file of [join(serverDir, 'index.mjs'), ...chunkFiles(join(serverDir, 'chunks'))]) {
     // Undefined for a chunk not loaded yet (its map is decoded at its first stack) or with no map.
     if (findSourceMap(pathToFileURL(file).href) !== undefined) decoded++;

@@ -10,9 +10,8 @@
  * - pages and server-function calls wait for places of their own, and new pages are shed while
  *   the event loop lags (./admission.server.ts); a page that is the same for every visitor is
  *   answered from the page cache when it holds it, with no place (../page-cache/page-cache.server.ts);
- * - around it, the server's limits (./server-limits.server.ts), the warm-up before it listens
- *   (./warm-up.server.ts), the start lines (../startup.server.ts) and graceful shutdown
- *   (./graceful-shutdown.server.ts).
+ * - around it, the server's limits (./server-limits.server.ts), and from ../startup.server.ts
+ *   the warm-up before it listens, the start lines and graceful shutdown.
  * Decisions: docs/decisions/0600-server-limits.md, 0601-load-shedding.md, 0604, 0820, 1030, 1300.
  */
 import '#nitro-internal-pollyfills';
@@ -47,7 +46,7 @@ const nitroApp = useNitroApp();
 const config = serverConfig();
 const app = toNodeListener(nitroApp.h3App);
 const securityHeaders = baseSecurityHeaders(config.hsts);
-// The entry is .output/server/index.mjs; what nitro serves as files is beside it.
+// This runs in the built server entry; what nitro serves as files is beside it.
 const publicFiles = listPublicFiles(new URL('../public', import.meta.url));
 const limits = serverLimitsFor(config);
 // Empty at every start, keyed by what this build was built from (decision 1300).
@@ -63,7 +62,7 @@ const server = new Server(
     connectionsCheckingInterval: limits.connectionsCheckingInterval,
   },
   (req, res) => {
-    // While draining, every answer ends its connection (see graceful-shutdown.server.ts).
+    // While draining, every answer ends its connection (`handleShutdownSignals`).
     if (isShuttingDown()) res.shouldKeepAlive = false;
     // Who sent it, behind any trusted proxy, before anything counts it per client.
     stampPeerAddress(req, config.trustedProxies);
@@ -97,7 +96,7 @@ applyServerLimits(server, limits, config);
 handleShutdownSignals(server, nitroApp);
 // Warm first, then listen: the port opens, and the start line is printed, once the inbox is open
 // and the first pages render warm (with workers, once every worker is: mayListen); lag is judged
-// from then on (./warm-up.server.ts, decision 1030).
+// from then on (`warmUp`, decision 1030).
 const inboxProblem = openInboxAtStart(config);
 void warmUp(nitroApp, warmUpPaths(config.monitoring.kind))
   .then(mayListen)

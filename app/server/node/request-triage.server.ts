@@ -1,8 +1,9 @@
 /**
- * What the built server's entry refuses before nitro sees a request, in the order it asks: bad
- * paths and hosts, methods no route takes, the build's hidden files (manifests, source maps) and
- * precompressed variants, server-function bodies over their limit. The policies are pure; the
- * last section answers them (`refuseEarly`).
+ * The built server's entry triage, before nitro sees a request: what it refuses, in the order it
+ * asks (bad paths and hosts, methods no route takes, the build's hidden files and precompressed
+ * variants, server-function bodies over their limit, each refusal one warning line), then what
+ * kind the rest is (a file, a server-function call, a page), which decides how it is admitted
+ * (./admission.server.ts). The policies are pure; `refuseEarly` answers them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { warnLimited } from '#app/server/logging/rate-limited-log';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { workerShareOf } from '#app/server/cluster/worker-count';
+import { workerShareOf } from '#app/server/cluster/worker-count.server';
 import type { ServerConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { clientKeyOf } from '#app/server/security/client-key';

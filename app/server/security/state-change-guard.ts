@@ -11,7 +11,7 @@ import { isLoopbackHost } from './client-key';
 
 /**
  * Which state-changing requests are refused for where they come from: pure policy, used by the
- * server-function middleware (./state-change-guard-middleware.ts) for every POST to a server
+ * server-function middleware (`stateChangeGuard`, below) for every POST to a server
  * function (the inbox's clear and sign-in forms among them).
  *
  * - `Host` must be one of ALLOWED_HOSTS (by default the host of PUBLIC_URL in production), or
@@ -66,7 +66,7 @@ function hostMatches(host: string, allowed: string): boolean {
 
 /**
  * Global server-function middleware: a POST from a Host or Origin that may not change state
- * here gets a 403 before the function runs (policy: ./state-change-guard.ts). The `.server()`
+ * here gets a 403 before the function runs (policy: `stateChangeRefusal`). The `.server()`
  * body, and with it the server-only imports, is stripped from the client bundle by Start.
  */
 export const stateChangeGuard = createMiddleware().server(async ({ next, functionId }) => {
@@ -98,7 +98,7 @@ export const stateChangeGuard = createMiddleware().server(async ({ next, functio
 /**
  * The inbox's forms that change something (clear, sign-in, sign-out), guarded against
  * cross-site requests: a rule of their own on top of the one for every state-changing call
- * (./state-change-guard.ts).
+ * (`stateChangeRefusal`).
  */
 export type FormPostRequest = StateChangeRequest;
 
@@ -113,7 +113,7 @@ export interface FormPostRefusal {
  * Start 1.120's server-function handler also accepts GET whatever the declared method, and a
  * cross-site GET (an `<img>`, a link) carries no Origin, while a GET puts its input in the URL
  * (and so in access logs and history): so only POST. The rest is the rule for every
- * state-changing call (./state-change-guard.ts); the Host list is the global middleware's to
+ * state-changing call (`stateChangeRefusal`); the Host list is the global middleware's to
  * check, so here any Host is judged only against the Origin it came with.
  */
 export function formPostRefusal(

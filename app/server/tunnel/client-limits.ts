@@ -2,7 +2,7 @@
  * The tunnel's fairness between clients: the receive buffer's byte budget, the local inbox's
  * rate per client, and the slots one client may hold at once. Pure state, the clock passed in.
  */
-import { workerShareOf } from '#app/server/cluster/worker-count';
+import { workerShareOf } from '#app/server/cluster/worker-count.server';
 
 /**
  * Bytes that envelopes being received may hold in memory at once, shared fairly. In local inbox

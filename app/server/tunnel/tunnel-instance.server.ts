@@ -4,7 +4,7 @@
  * (/monitoring) and the process's tunnel, built once from serverConfig().
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { workerShareOf } from '#app/server/cluster/worker-count';
+import { workerShareOf } from '#app/server/cluster/worker-count.server';
 import { serverConfig } from '#app/server/env.server';
 import { localInbox, storeReport } from '#app/server/inbox/store/local-inbox.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
