@@ -11,11 +11,10 @@ import { warnLimited } from '#app/server/logging/rate-limited-log';
 import {
   clientAddressStampedIn,
   clientKeyOf,
-  isLoopbackAddress,
-  isLoopbackHost,
   peerAddressOf,
   type TrustedProxies,
 } from '#app/server/security/client-key';
+import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/state-change-guard';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { localInbox } from './store/local-inbox.server';
 

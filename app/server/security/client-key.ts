@@ -1,8 +1,7 @@
 /**
  * Who a client is: the address behind any trusted proxies (TRUSTED_PROXIES), its key for every
  * per-client limit, and the addresses the built server's entry stamps on each request (a Start
- * 1.120 workaround, app/start-1.120/PATCHES.md), and whether an address or a Host header names
- * this machine. Decision: docs/decisions/1020-trusted-proxies.md.
+ * 1.120 workaround, app/start-1.120/PATCHES.md). Decision: docs/decisions/1020-trusted-proxies.md.
  */
 
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -183,18 +182,4 @@ export function requestClientKey(req: IncomingMessage): string {
 
 function stampedClients(): WeakMap<IncomingMessage, string | undefined> {
   return processShared('stamped-clients', () => new WeakMap());
-}
-
-/** Whether a peer address is this machine (127.x.x.x, ::1, or IPv4-mapped 127.x). Pure. */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4.startsWith('127.') || address === '::1';
-}
-
-/** Whether a Host header names this machine: localhost, 127.x.x.x or [::1], with any port. Pure. */
-export function isLoopbackHost(host: string | null): boolean {
-  if (!host) return false;
-  const name = host.toLowerCase().replace(/:\d+$/, '');
-  return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }

@@ -1,13 +1,15 @@
 /**
  * The cross-site guard for every call that changes state: the Host/Origin rule, the global
- * server-function middleware that applies it, and the stricter rule for the inbox's forms.
+ * server-function middleware that applies it, and the stricter rule for the inbox's forms; and
+ * whether a request names or comes from this machine (loopback), which the Host rule and the
+ * inbox's trust of loopback visitors read. No import of ./client-key.ts: this module is in the
+ * client build's graph (the middleware), and that one's node:net must not be.
  */
 
 import { createMiddleware } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import { serverConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { isLoopbackHost } from './client-key';
 
 /**
  * Which state-changing requests are refused for where they come from: pure policy, used by the
@@ -145,4 +147,18 @@ export function formPostRefusalOf(
 export function refusalResponse(refusal: FormPostRefusal): Response {
   const headers: Record<string, string> = refusal.status === 405 ? { Allow: 'POST' } : {};
   return new Response(refusal.reason, { status: refusal.status, headers });
+}
+
+/** Whether a peer address is this machine (127.x.x.x, ::1, or IPv4-mapped 127.x). Pure. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+/** Whether a Host header names this machine: localhost, 127.x.x.x or [::1], with any port. Pure. */
+export function isLoopbackHost(host: string | null): boolean {
+  if (!host) return false;
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }
