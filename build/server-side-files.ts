@@ -10,12 +10,12 @@
  */
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { PRIMARY_FILE } from '../app/server/cluster/primary-file';
 import { BUILT_WORKER_FILE } from '../app/server/inbox/store/ingest-protocol';
 
 export const SERVER_SIDE_FILES = [
   { source: 'app/server/inbox/store/ingest-worker.ts', file: BUILT_WORKER_FILE },
-  { source: 'app/server/cluster/primary.server.ts', file: PRIMARY_FILE },
+  // The name app/server/node/node-server.entry.ts imports it by.
+  { source: 'app/server/cluster/primary.server.ts', file: 'cluster-primary.mjs' },
 ];
 
 export async function buildServerSideFiles(serverDir: string): Promise<string[]> {

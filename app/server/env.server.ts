@@ -3,20 +3,13 @@
  * A bad value stops the server with one message that names every bad variable and why.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { envToBool } from '@sentry/core';
 import * as v from 'valibot';
 import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../package.json';
-import {
-  cgroupCpuDirsOf,
-  cpuQuotaOf,
-  type WebConcurrency,
-  workerCountOf,
-} from './cluster/worker-count';
-import { spotlightSidecarUrl } from './failures/sentry-client.server';
+import { availableCores, type WebConcurrency, workerCountOf } from './cluster/worker-count.server';
 import {
   defaultAlertSender,
   type EmailAlertConfig,
@@ -109,7 +102,36 @@ const publicUrl = v.pipe(
   }),
 );
 
-/** SENTRY_SPOTLIGHT as the Sentry SDKs read it: a flag, or the sidecar's URL (spotlight/sidecar-url.ts). */
+/** Where `npm run spotlight` (the sidecar's own default) receives envelopes. */
+export const DEFAULT_SPOTLIGHT_URL = 'http://localhost:8969/stream';
+
+/**
+ * SENTRY_SPOTLIGHT as the Sentry SDKs read it (@sentry/node's `spotlight` option from the
+ * environment): unset or a false flag is off, a true flag is the sidecar on its default port,
+ * anything else is the sidecar's URL. Returns the URL to POST envelopes to, false when off, or
+ * why the value is not one.
+ */
+export function spotlightSidecarUrl(value: string): string | false | { error: string } {
+  // The SDKs' own flag spellings: true, t, y, yes, on, 1 and their opposites.
+  const flag = value.trim() === '' ? false : envToBool(value.trim(), { strict: true });
+  if (flag === false) return false;
+  if (flag === true) return DEFAULT_SPOTLIGHT_URL;
+  const invalid = {
+    error: `must be true, false or the Spotlight sidecar's http:// URL, got "${value}"`,
+  };
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return invalid;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid;
+  // The sidecar takes envelopes on /stream: its bare address (as `spotlight` prints it) means that.
+  if (url.pathname === '/') url.pathname = '/stream';
+  return url.href;
+}
+
+/** SENTRY_SPOTLIGHT: a flag, or the sidecar's URL (`spotlightSidecarUrl`). */
 const spotlight = v.pipe(
   v.string(),
   v.trim(),
@@ -394,14 +416,14 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** Open connections one client address may hold; 0 is no cap of its own. */
   maxConnectionsPerClient: number;
-  /** TRUSTED_PROXIES: whose X-Forwarded-For names the client (../security/client-key.ts). */
+  /** TRUSTED_PROXIES: whose X-Forwarded-For names the client (./security/client-key.ts). */
   trustedProxies: TrustedProxies;
   spotlight: SpotlightSetting;
   /** WEB_CONCURRENCY as set (`auto` by default in production, else 1). */
   webConcurrency: WebConcurrency;
   /**
    * The server's worker processes (WEB_CONCURRENCY resolved on this machine): 1 is one plain
-   * process. Limits meant for the whole server are divided among them (../cluster/worker-count.ts).
+   * process. Limits meant for the whole server are divided among them (./cluster/worker-count.server.ts).
    */
   workers: number;
   /** Email alerts, when MONITORING_SMTP_URL and MONITORING_ALERT_EMAIL_TO are set. */
@@ -417,35 +439,6 @@ export type EnvResult = { ok: true; config: ServerConfig } | { ok: false; messag
 /** A token for this run when MONITORING_INBOX_TOKEN is unset: 32 random bytes, base64url. */
 export function newInboxToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/**
- * The machine's figures for `WEB_CONCURRENCY=auto` (./cluster/worker-count.ts): the cores this
- * process may run on, and the tightest CPU quota of its cgroup and the cgroup's parents.
- */
-export function availableCores(): { cores: number; cpuQuota: number | undefined } {
-  const { v2, v1 } = cgroupCpuDirsOf(readIfThere('/proc/self/cgroup') ?? '');
-  const quotas = [
-    ...v2.map((dir) => cpuQuotaOf({ cpuMax: readIfThere(`${dir}/cpu.max`) })),
-    ...v1.map((dir) =>
-      cpuQuotaOf({
-        cfsQuotaUs: readIfThere(`${dir}/cpu.cfs_quota_us`),
-        cfsPeriodUs: readIfThere(`${dir}/cpu.cfs_period_us`),
-      }),
-    ),
-  ].filter((quota): quota is number => quota !== undefined);
-  return {
-    cores: availableParallelism(),
-    cpuQuota: quotas.length > 0 ? Math.min(...quotas) : undefined,
-  };
-}
-
-function readIfThere(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined; // not Linux, or no such cgroup controller: no quota known
-  }
 }
 
 /**

@@ -23,8 +23,8 @@ import {
   setResponseHeader,
   setResponseStatus,
 } from 'vinxi/http';
-import { refusalLogLine } from '#app/server/failures/server-function-failures';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { refusalLogLine } from '#app/server/node/request-triage.server';
 import {
   type CallRefusal,
   isFormContentType,

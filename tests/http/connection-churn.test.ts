@@ -12,10 +12,10 @@
  * newcomer's connections too (pairs of "socket hang up"; here 44 of 48 and, under a hard limit of
  * 1,024, 29 of 33 answered before the test gave up, on a machine loaded by other builds). Now
  * clients take turns in the primary's line, bounded below its descriptors
- * (app/server/cluster/connection-hand-off.server.ts). On a quiet machine the workers refuse fast
- * enough that node:cluster's own line stays short, and this test passes without the primary's
+ * (`handOffConnectionsFairly` in app/server/cluster/primary.server.ts). On a quiet machine the
+ * workers refuse fast enough that node:cluster's own line stays short, and this test passes without the primary's
  * line too: it holds the bar; the line's policy is pinned by
- * tests/unit/server/cluster/connection-hand-off.test.ts.
+ * tests/unit/server/cluster/primary.test.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

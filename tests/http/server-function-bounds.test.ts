@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/failures/server-function-failures';
+import { SERVER_FUNCTION_MAX_BODY_BYTES } from '#app/server/node/request-triage.server';
 import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import {

@@ -1,16 +1,12 @@
 /**
- * The link between a worker and the primary: each worker reports its troubles, the primary
- * tells every worker the server's health (server-wide /health from any worker).
+ * The link between a worker and the primary (./primary.server.ts starts the workers): which
+ * worker this process is, its troubles sent to the primary every 500 ms (its sign of life too),
+ * and the primary's view of the whole server kept for /health (`serverHealthOf`: server-wide
+ * /health from any worker). Nothing here runs in a plain process.
  */
 import cluster from 'node:cluster';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
-/**
- * A worker's side of the cluster (./primary.server.ts starts the workers): which worker this
- * process is, its troubles sent to the primary every 500 ms (its sign of life too), and the
- * primary's view of the whole server kept for /health (./server-health.ts). Nothing here runs
- * in a plain process.
- */
 /** Set by the primary for each worker it starts: its number, 1…WEB_CONCURRENCY. */
 export const WORKER_NUMBER_VARIABLE = 'SERVER_WORKER';
 /**
@@ -82,7 +78,7 @@ export function linkToPrimary(ownReasons: () => string[]): void {
 /**
  * /health for the whole server when it runs as several workers: the worker that answers knows
  * its own troubles first hand, and the others' from the primary, which collects what each
- * worker reports and tells them all (./primary.server.ts, ./worker-link.server.ts). Pure: the
+ * worker reports and tells them all (./primary.server.ts). Pure: the
  * messages they exchange over the cluster's IPC channel, and how a worker reads them.
  */
 
@@ -93,7 +89,7 @@ export const WORKER_WARM = 'start-monitoring:worker-warm';
 /** The primary to a warm worker: listen now. */
 export const LISTEN = 'start-monitoring:listen';
 
-/** A worker's current troubles (`trouble: detail`, ../health/health-signals.ts), every 500 ms. */
+/** A worker's current troubles (`trouble: detail`, as ../health/health.server.ts notes them), every 500 ms. */
 export interface WorkerHealthMessage {
   type: typeof WORKER_HEALTH;
   reasons: string[];
@@ -108,7 +104,7 @@ export interface ServerHealthMessage {
   startedAt: number;
   /**
    * Not every worker has listened yet since the server started (each listens once warm,
-   * ../node/warm-up.server.ts): the start line is not printed, /health says `starting`.
+   * `warmUp` in ../startup.server.ts): the start line is not printed, /health says `starting`.
    */
   starting: boolean;
   /** Workers listening and heard from lately, by number (1…workers). */

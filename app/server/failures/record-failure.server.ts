@@ -109,12 +109,8 @@ export function captureServerFailure(error: unknown, context: FailureContext): P
 }
 
 /**
- * A server failure as it may leave the server: its digest (the one id the log line, the Sentry
- * event and the page share) and the public error that carries nothing else.
- */
-/**
  * The only form in which a server-side failure leaves the server: the generic message and the
- * digest. Start's serializer copies an error's own fields, message and (in development) stack
+ * digest (the one id the log line, the Sentry event and the page share). Start's serializer copies an error's own fields, message and (in development) stack
  * into the HTML and server-function payloads, so this error has nothing else to copy.
  */
 export class PublicServerError extends Error {

@@ -1,6 +1,10 @@
 /**
- * Where the server's failure reports go: the Sentry client (Sentry, or the local inbox), then
- * in development a copy of each to the Spotlight sidecar.
+ * Where the server's failure reports go: the server's Sentry client, one ServerRuntimeClient per
+ * process with Node's stack parser, its transports (Sentry, or the local inbox without a DSN) and
+ * the count of reports in flight; then in development a copy of each to the Spotlight sidecar.
+ * Sentry's own server client (`ServerRuntimeClient` from `@sentry/core/server`, the same 11.12
+ * line as @sentry/react): no OpenTelemetry, no module patching, so it bundles cleanly into the
+ * nitro output. See docs/decisions/0201-*.md.
  */
 import {
   type BaseTransportOptions,
@@ -8,7 +12,6 @@ import {
   createTransport,
   defineIntegration,
   type Envelope,
-  envToBool,
   Scope,
   serializeEnvelope,
   type Transport,
@@ -25,17 +28,8 @@ import type { FailureContext } from './record-failure.server';
 import { eventRequestFacts, osContext } from './server-event-context.server';
 import { withOriginalFacts } from './server-frames.server';
 
-/**
- * The server's Sentry client: one ServerRuntimeClient per process with Node's stack parser, its
- * transports (Sentry, or the local inbox without a DSN) and the count of reports in flight.
- */
-/**
- * Server-side reporting with Sentry's own server client (`ServerRuntimeClient` from
- * `@sentry/core/server`, the same 11.12 line as @sentry/react): no OpenTelemetry, no module
- * patching, so it bundles cleanly into the nitro output. See docs/decisions/0201-*.md.
- */
 // One client per process: the pages' copy of this module reports, the shutdown plugin's
-// copy flushes (see process-shared.server.ts).
+// copy flushes (see app/start-1.120/process-shared.server.ts).
 const shared = processShared('server-sentry-client', () => ({
   client: undefined as ServerRuntimeClient | undefined,
 }));
@@ -151,7 +145,7 @@ export async function flushServerReports(timeoutMs: number): Promise<FlushOutcom
  * (`filenameIsInApp`) already fits the stacks Node maps for us (docs/decisions/0701-*.md): an
  * absolute path is in-app unless it contains `node_modules/`, so `…/app/routes/…` is and
  * `…/.output/server/node_modules/…` is not; Node internals and `<anonymous>` are not.
- * tests/unit/server/failures/server-stack-parser.test.ts holds that rule to the paths we produce.
+ * tests/unit/server/failures/sentry-client.test.ts holds that rule to the paths we produce.
  */
 export const serverStackParser = createStackParser(nodeStackLineParser());
 
@@ -243,23 +237,20 @@ export function makeInboxTransport(options: BaseTransportOptions): Transport {
   );
 }
 
-/**
- * SENTRY_SPOTLIGHT in development: the sidecar's URL, and a copy of each server event sent to it
- * (decision 0930).
- */
-/**
- * The server client's Spotlight integration: every envelope the client sends also goes to the
- * sidecar, whatever the transport does with it (Sentry or the local inbox). What @sentry/node's
- * `spotlightIntegration` and @sentry/browser's `spotlightBrowserIntegration` do, written here
- * because our server client is @sentry/core's (decision 0201) and @sentry/node would bring
- * OpenTelemetry with it. See docs/decisions/0930-spotlight-in-development.md.
- */
 /** After this many failures in a row the sidecar is taken to be gone (as the SDKs do). */
 const MAX_FAILURES = 3;
 
 /** A sidecar that takes longer than this counts as a failure: a hung one must not pile up requests. */
 const SIDECAR_TIMEOUT_MS = 5_000;
 
+/**
+ * SENTRY_SPOTLIGHT in development (decision 0930), the server client's Spotlight integration:
+ * every envelope the client sends also goes to the
+ * sidecar, whatever the transport does with it (Sentry or the local inbox). What @sentry/node's
+ * `spotlightIntegration` and @sentry/browser's `spotlightBrowserIntegration` do, written here
+ * because our server client is @sentry/core's (decision 0201) and @sentry/node would bring
+ * OpenTelemetry with it. See docs/decisions/0930-spotlight-in-development.md.
+ */
 export const spotlightIntegration = defineIntegration((sidecarUrl: string) => ({
   // The SDKs' name: core's client sets up integrations named Spotlight* even without a DSN.
   name: 'Spotlight',
@@ -300,33 +291,4 @@ function onlyOnce<T>(action: (value: T) => void): (value: T) => void {
     done = true;
     action(value);
   };
-}
-
-/**
- * How the Sentry SDKs read SENTRY_SPOTLIGHT (@sentry/node's `spotlight` option from the
- * environment): unset or a false flag is off, a true flag is the sidecar on its default port,
- * anything else is the sidecar's URL. Pure, so the env schema and its tests share it.
- */
-/** Where `npm run spotlight` (the sidecar's own default) receives envelopes. */
-export const DEFAULT_SPOTLIGHT_URL = 'http://localhost:8969/stream';
-
-/** The URL to POST envelopes to, false when off, or why the value is not one. */
-export function spotlightSidecarUrl(value: string): string | false | { error: string } {
-  // The SDKs' own flag spellings: true, t, y, yes, on, 1 and their opposites.
-  const flag = value.trim() === '' ? false : envToBool(value.trim(), { strict: true });
-  if (flag === false) return false;
-  if (flag === true) return DEFAULT_SPOTLIGHT_URL;
-  const invalid = {
-    error: `must be true, false or the Spotlight sidecar's http:// URL, got "${value}"`,
-  };
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return invalid;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid;
-  // The sidecar takes envelopes on /stream: its bare address (as `spotlight` prints it) means that.
-  if (url.pathname === '/') url.pathname = '/stream';
-  return url.href;
 }

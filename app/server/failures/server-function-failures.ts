@@ -1,13 +1,16 @@
 /**
- * A server function's failure, one flow: the body limit checked before anything reads the call,
- * an invalid input answered 400 as the caller's fault, any other failure recorded and answered
- * with the public error; each refusal is one warning line.
+ * A server function's failure, one flow: an invalid input answered 400 as the caller's fault
+ * (one warning line), any other failure recorded (./record-failure.server.ts) and answered with
+ * the public error. A module of its own, not part of record-failure: the global middleware is in
+ * the client build's graph, where Start strips its `.server()` body and with it the imports that
+ * body alone uses, so the server's failure handling stays out of the browser.
  */
 import { isNotFound, isRedirect } from '@tanstack/react-router';
 import { createMiddleware, startSerializer } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import * as v from 'valibot';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { refusalLogLine } from '#app/server/node/request-triage.server';
 import { SERVER_FUNCTION_BASE } from '#app/start-1.120/server-function-calls';
 import { captureServerFailure, type FailureContext } from './record-failure.server';
 
@@ -165,68 +168,4 @@ function oneLine(text: string): string {
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-/**
- * The one warning line for a server function call refused as the caller's fault (413, 411,
- * 405, 400): a caller's mistake is worth a line, never a failure record or a Sentry event.
- * Pure; what the caller sent is clipped, so a hostile path cannot make the line long.
- */
-const MAX_ID_CHARS = 200;
-const MAX_REASON_CHARS = 600;
-
-export function refusalLogLine(
-  status: number,
-  reason: string,
-  method: string | undefined,
-  functionId: string | undefined,
-): string {
-  const id = clip(functionId ?? '(no id)', MAX_ID_CHARS);
-  const why = clip(reason.replace(/\s+/g, ' '), MAX_REASON_CHARS);
-  return `[server-fn] ${status} ${why}: ${clip(method ?? '?', 20)} ${id}`;
-}
-
-/**
- * How large a server function call's body may be: pure policy, applied by our node entry before
- * nitro, h3 or Start touch the request (Start reads a whole body into memory, with no limit).
- * Why 64 KiB and why 411: docs/decisions/0603-server-function-bodies.md.
- */
-
-/**
- * The largest body a server function call may carry. Our calls carry a few fields (a page
- * number, an event id, a form's token); a client building anything near this is broken or hostile.
- */
-export const SERVER_FUNCTION_MAX_BODY_BYTES = 64 * 1024;
-
-export interface BodyRefusal {
-  status: 411 | 413;
-  reason: string;
-}
-
-/**
- * The refusal for a body announced by these headers, or undefined when it may be read.
- * A declared length is enforced by Node's parser (it never hands over more than it), so it
- * is the bound. A body without one (chunked) is refused with 411 instead of counted: every
- * client of ours (Start's fetcher, a plain HTML form, fetch with a string or FormData) sends
- * Content-Length, and refusing keeps the body unread, where counting would mean re-feeding a
- * consumed stream to h3 and Start.
- */
-export function bodyLimitRefusal(headers: {
-  'content-length'?: string;
-  'transfer-encoding'?: string;
-}): BodyRefusal | undefined {
-  const declared = headers['content-length'];
-  if (declared === undefined) {
-    if (headers['transfer-encoding'] === undefined) return undefined;
-    return { status: 411, reason: 'a server function call needs a Content-Length' };
-  }
-  // Node has already refused a Content-Length that is not a number (400).
-  const length = Number(declared);
-  if (length > SERVER_FUNCTION_MAX_BODY_BYTES) {
-    return {
-      status: 413,
-      reason: `body of ${length} bytes is over the limit of ${SERVER_FUNCTION_MAX_BODY_BYTES}`,
-    };
-  }
-  return undefined;
 }

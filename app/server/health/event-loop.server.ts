@@ -1,20 +1,17 @@
 /**
- * The process's event-loop monitor: quarter-second windows of timer lag, read by load shedding,
- * /health and the home page's runtime figures.
+ * The process's event-loop monitor: one histogram and one timer for the whole process, measuring
+ * timer lag in back-to-back windows of WINDOW_MS, whoever reads it: the lag monitor that load
+ * shedding and /health read, and the home page's runtime figures. Nobody's request decides how
+ * long anything is measured, and reading costs nothing: the last complete window is kept until
+ * the next one ends. A reader that wants a window taken after it asked (the home page, which
+ * streams it in) waits for the end of the next whole window, one promise shared by every such
+ * reader. A leaf: it imports nothing of the modules that read it.
+ * Relative imports: the pages benchmark's minimal Start app builds this file without our
+ * aliases (bench/pages/build-minimal.mjs).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { processShared } from '../../start-1.120/process-shared.server';
 
-/**
- * The process's event-loop delay, measured in back-to-back windows of WINDOW_MS: one histogram
- * and one timer for the whole process, whoever reads it (the home page, getRuntimeHealth, load
- * shedding). Nobody's request decides how long anything is measured, and reading costs nothing:
- * the last complete window is kept until the next one ends. A reader that wants a window taken
- * after it asked (the home page, which streams it in) waits for the end of the next whole
- * window, one promise shared by every such reader.
- * Relative imports: the pages benchmark's minimal Start app builds this file without our
- * aliases (bench/pages/build-minimal.mjs).
- */
 /** One window: a quarter of a second, short enough for load shedding to react within it. */
 export const WINDOW_MS = 250;
 /** The histogram's own timer period; its samples are that period plus the delay on top. */
@@ -122,11 +119,82 @@ function startWindows(): EventLoopWindows {
   };
 }
 
-// Relative, not #app/…: the pages benchmark's minimal Start app builds this file without our
-// aliases (bench/pages/build-minimal.mjs).
+/**
+ * When to turn page requests away: pure policy over the measured event-loop lag, so the
+ * thresholds are tested without load. Why lag, and the default: docs/decisions/0601-load-shedding.md.
+ * Hysteresis: shedding starts when the lag passes the threshold and stops only once it is
+ * back under half of it, so a server at the edge does not flip on every sample.
+ */
+export function nextShedding(state: {
+  shedding: boolean;
+  lagMs: number;
+  thresholdMs: number;
+}): boolean {
+  const { shedding, lagMs, thresholdMs } = state;
+  if (thresholdMs <= 0) return false;
+  return shedding ? lagMs >= thresholdMs / 2 : lagMs > thresholdMs;
+}
+
+/**
+ * Shedding after a window of lag: only a window that began once the server was warm is judged
+ * (`warmAt`, on the windows' clock; undefined while the server warms up). The server's own start
+ * (loading its modules, decoding its source maps, the warm-up renders in ../startup.server.ts) held
+ * the loop for 100-750 ms a window, and a window that had any of it in it turned the first
+ * visitors away. Decision 1030.
+ */
+export function sheddingAfterWindow(input: {
+  shedding: boolean;
+  window: { startedAt: number; meanMs: number };
+  warmAt: number | undefined;
+  thresholdMs: number;
+}): boolean {
+  const { shedding, window, warmAt, thresholdMs } = input;
+  if (warmAt === undefined || window.startedAt < warmAt) return false;
+  return nextShedding({ shedding, lagMs: window.meanMs, thresholdMs });
+}
+
+/**
+ * The process's event-loop lag, read from the monitor's windows (`eventLoopWindows`): how late a timer runs, which is how long any new
+ * request waits before its first line of code. One per process, shared by every module copy
+ * (app/start-1.120/process-shared.server.ts), started by whichever asks first.
+ */
+export interface LagMonitor {
+  /** The mean lag of the last window, in ms. */
+  lagMs(): number;
+  /** Whether new page requests are being turned away now. */
+  shedding(): boolean;
+  /**
+   * The server is warm and about to take requests: windows that begin from now on are judged.
+   * Until then nothing is shed (`vinxi dev`, which sheds no page, never calls it).
+   */
+  warm(): void;
+}
+
+export function lagMonitor(thresholdMs: number): LagMonitor {
+  return processShared('event-loop-lag', () => startMonitor(thresholdMs));
+}
+
+function startMonitor(thresholdMs: number): LagMonitor {
+  let lagMs = 0;
+  let shedding = false;
+  let warmAt: number | undefined;
+  eventLoopWindows().onWindow((window) => {
+    // The mean, not the maximum: one garbage collection must not turn visitors away.
+    lagMs = window.meanMs;
+    shedding = sheddingAfterWindow({ shedding, window, warmAt, thresholdMs });
+  });
+  return {
+    lagMs: () => lagMs,
+    shedding: () => shedding,
+    warm: () => {
+      warmAt ??= performance.now();
+    },
+  };
+}
+
 /**
  * What the home page shows of the server: how late its timers ran in one window of the
- * process's event-loop monitor (./event-loop-windows.server.ts), and for how long it has run.
+ * process's event-loop monitor (`eventLoopWindows`), and for how long it has run.
  * Nothing that helps an attacker more than a visitor: no Node version, memory or paths.
  */
 export interface RuntimeHealth {

@@ -11,9 +11,8 @@ import {
   thisWorker,
 } from '#app/server/cluster/worker-link.server';
 import { serverConfig } from '#app/server/env.server';
+import { lagMonitor } from '#app/server/health/event-loop.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { lagMonitor } from '#app/server/node/admission.server';
-import { isShuttingDown } from '#app/server/node/graceful-shutdown.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../../package.json';
 
@@ -129,14 +128,14 @@ export interface HealthInput {
   monitoring: HealthReport['monitoring'];
   lagMs: number;
   shuttingDown: boolean;
-  /** Some worker of the server has not listened yet since it started (./worker-link.server.ts). */
+  /** Some worker of the server has not listened yet since it started (../cluster/worker-link.server.ts). */
   starting: boolean;
   /** The server's troubles: this process's (`ownReasons`), and the other workers'. */
   reasons: string[];
   workers: HealthReport['workers'];
 }
 
-/** This process's troubles (./health-signals.ts), and shedding as soon as the lag monitor sheds. */
+/** This process's troubles (`healthSignals`), and shedding as soon as the lag monitor sheds. */
 export function ownReasons(input: {
   troubles: readonly string[];
   shedding: boolean;
@@ -183,7 +182,7 @@ export function isHealthPath(pathWithQuery: string): boolean {
  * What /health must not hide: the server is up, yet it turns pages away, cannot store reports,
  * or cannot reach Sentry. Each part of the server notes its own trouble here as it happens;
  * /health reads what is current. Pure state with the clock passed in; the process's one
- * instance is in ./health-signals.server.ts.
+ * instance is `healthSignals`.
  */
 
 export type Trouble =
@@ -247,7 +246,7 @@ export function createHealthSignals(options: {
   };
 }
 
-/** The process's health signals (./health-signals.ts), shared by every module copy. */
+/** The process's health signals (`createHealthSignals`), shared by every module copy. */
 export function healthSignals(): HealthSignals {
   return processShared('health-signals', () =>
     createHealthSignals({
@@ -256,4 +255,19 @@ export function healthSignals(): HealthSignals {
         warnLimited(`health ${trouble}`, `[health] degraded: ${trouble}: ${detail}`),
     }),
   );
+}
+
+/**
+ * Whether this process has begun its graceful shutdown (`handleShutdownSignals` in
+ * ../startup.server.ts marks it): /health answers `shutting-down`, and every answer ends its
+ * connection. One flag per process.
+ */
+const shutdown = processShared('shutdown-state', () => ({ shuttingDown: false }));
+
+export function isShuttingDown(): boolean {
+  return shutdown.shuttingDown;
+}
+
+export function markShuttingDown(): void {
+  shutdown.shuttingDown = true;
 }

@@ -14,7 +14,7 @@ import {
   peerAddressOf,
   type TrustedProxies,
 } from '#app/server/security/client-key';
-import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/loopback';
+import { isLoopbackAddress, isLoopbackHost } from '#app/server/security/state-change-guard';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { localInbox } from './store/local-inbox.server';
 

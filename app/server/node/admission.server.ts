@@ -1,18 +1,18 @@
 /**
- * Admission, one flow: which kind a request is and whether the event loop lags too much for a
- * new page (load shedding, decision 0601), then a place for each page and server-function call
- * (pages and calls wait apart, each for places of its own, decision 0604), then the built
- * server's use of both: the admissions it keeps and the 503 or 429 it answers.
+ * Admission, one flow: a new page is shed while the event loop lags (the lag monitor in
+ * ../health/event-loop.server.ts decides, decision 0601), then each page and server-function
+ * call waits for a place (pages and calls wait apart, each for places of its own, decision
+ * 0604), then the built server's use of both: the admissions it keeps and the 503 or 429 it
+ * answers. Which kind a request is, is the entry's to say (./request-triage.server.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { eventLoopWindows } from '#app/server/health/event-loop.server';
+import { buffer } from 'node:stream/consumers';
+import { lagMonitor } from '#app/server/health/event-loop.server';
 import { healthSignals } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { requestClientKey } from '#app/server/security/client-key';
 import { createClientSlots } from '#app/server/tunnel/client-limits';
-import { processShared } from '#app/start-1.120/process-shared.server';
-import { serverFunctionIdFor, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
-import { answerText, pathOf } from './entry-refusals';
+import { answerText, pathOf, serverFunctionLaneOf } from './request-triage.server';
 import {
   CONCURRENT_INBOX_ACCESS_CALLS,
   CONCURRENT_RENDERS,
@@ -24,123 +24,8 @@ import {
   SERVER_FUNCTION_TURN_BUDGET_MS,
 } from './server-limits.server';
 
-/**
- * When to turn page requests away: pure policy over the measured event-loop lag, so the
- * thresholds are tested without load. Why lag, and the default: docs/decisions/0601-load-shedding.md.
- */
-
 /** What the 503 asks a client to wait, in seconds. */
 export const SHED_RETRY_AFTER_SECONDS = 2;
-
-/**
- * Hysteresis: shedding starts when the lag passes the threshold and stops only once it is
- * back under half of it, so a server at the edge does not flip on every sample.
- */
-export function nextShedding(state: {
-  shedding: boolean;
-  lagMs: number;
-  thresholdMs: number;
-}): boolean {
-  const { shedding, lagMs, thresholdMs } = state;
-  if (thresholdMs <= 0) return false;
-  return shedding ? lagMs >= thresholdMs / 2 : lagMs > thresholdMs;
-}
-
-/**
- * Shedding after a window of lag: only a window that began once the server was warm is judged
- * (`warmAt`, on the windows' clock; undefined while the server warms up). The server's own start
- * (loading its modules, decoding its source maps, the warm-up renders, ./warm-up.server.ts) held
- * the loop for 100-750 ms a window, and a window that had any of it in it turned the first
- * visitors away. Decision 1030.
- */
-export function sheddingAfterWindow(input: {
-  shedding: boolean;
-  window: { startedAt: number; meanMs: number };
-  warmAt: number | undefined;
-  thresholdMs: number;
-}): boolean {
-  const { shedding, window, warmAt, thresholdMs } = input;
-  if (warmAt === undefined || window.startedAt < warmAt) return false;
-  return nextShedding({ shedding, lagMs: window.meanMs, thresholdMs });
-}
-
-/**
- * What a request costs the server. `file`: sent as it is from the public folder or the client
- * build (cheap, and a page half-loaded is worse than none: never held back). `server-function`:
- * a call of a hydrated page, waits for its turn but is not shed for lag (the page would show
- * an error). `page`: a server render, shed first. /health and the tunnel are answered before.
- */
-export type RequestKind = 'file' | 'server-function' | 'page';
-
-export function requestKind(
-  method: string | undefined,
-  path: string,
-  publicFiles: ReadonlySet<string>,
-): RequestKind {
-  if (path.startsWith('/_server')) return 'server-function';
-  const read = method === 'GET' || method === 'HEAD';
-  if (read && (path.startsWith('/_build/') || publicFiles.has(path))) return 'file';
-  return 'page';
-}
-
-/**
- * Which places a server-function call waits for. `inbox-access`: signing in to the inbox and
- * out of it, a lane of their own, so that the operator can sign in while other callers hold
- * every place of the other lane (2–3 addresses trickling 4–8 bodies each made 8 of 9 sign-ins
- * a 503, decision 1012). `calls`: every other. Pure.
- */
-export type ServerFunctionLane = 'inbox-access' | 'calls';
-
-const INBOX_ACCESS_CALLS = new Set(
-  ['signInToInbox', 'signOutOfInbox'].map((name) =>
-    serverFunctionIdFor('app/server/inbox.functions.ts', name),
-  ),
-);
-
-export function serverFunctionLaneOf(path: string): ServerFunctionLane {
-  const id = serverFunctionIdOf(path);
-  return id !== undefined && INBOX_ACCESS_CALLS.has(id) ? 'inbox-access' : 'calls';
-}
-
-/**
- * The process's event-loop lag, read from the process-wide monitor's windows
- * (../health/event-loop-windows.server.ts): how late a timer runs, which is how long any new
- * request waits before its first line of code. One per process, shared by every module copy
- * (process-shared.server.ts), started by whichever asks first.
- */
-export interface LagMonitor {
-  /** The mean lag of the last window, in ms. */
-  lagMs(): number;
-  /** Whether new page requests are being turned away now. */
-  shedding(): boolean;
-  /**
-   * The server is warm and about to take requests: windows that begin from now on are judged.
-   * Until then nothing is shed (`vinxi dev`, which sheds no page, never calls it).
-   */
-  warm(): void;
-}
-
-export function lagMonitor(thresholdMs: number): LagMonitor {
-  return processShared('event-loop-lag', () => startMonitor(thresholdMs));
-}
-
-function startMonitor(thresholdMs: number): LagMonitor {
-  let lagMs = 0;
-  let shedding = false;
-  let warmAt: number | undefined;
-  eventLoopWindows().onWindow((window) => {
-    // The mean, not the maximum: one garbage collection must not turn visitors away.
-    lagMs = window.meanMs;
-    shedding = sheddingAfterWindow({ shedding, window, warmAt, thresholdMs });
-  });
-  return {
-    lagMs: () => lagMs,
-    shedding: () => shedding,
-    warm: () => {
-      warmAt ??= performance.now();
-    },
-  };
-}
 
 /**
  * When requests of one kind (page renders, or server-function calls: each kind has its own
@@ -464,10 +349,11 @@ export function createRequestAdmission(options: {
 
 /**
  * Reads a call's whole body (at most SERVER_FUNCTION_MAX_BODY_BYTES: the entry refused larger
- * ones and chunked ones) and keeps it where h3 looks first (`req.rawBody`), then calls `then`.
- * h3's readRawBody and the web Request Start is given read those bytes instead of the socket.
- * A body that never ends ends with its connection (Node's requestTimeout): `then` never runs,
- * and the client's slot goes back with the response's close.
+ * ones and chunked ones) and keeps it where h3 looks first (`req.rawBody`), then calls `then`:
+ * a stream hook, not a parsed body, because h3's readRawBody and the web Request Start is given
+ * read those bytes instead of the socket. A body that never ends ends with its connection
+ * (Node's requestTimeout): `then` never runs, and the client's slot goes back with the
+ * response's close.
  */
 function readBodyFirst(req: IncomingMessage, then: () => void): void {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -475,14 +361,14 @@ function readBodyFirst(req: IncomingMessage, then: () => void): void {
     then();
     return;
   }
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  // Ignored: a client that goes away (or Node's 408) closes the response too.
-  req.on('error', () => {});
-  req.once('end', () => {
-    (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.concat(chunks);
-    then();
-  });
+  buffer(req).then(
+    (body) => {
+      (req as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+      then();
+    },
+    // Ignored: a client that goes away (or Node's 408) closes the response too.
+    () => {},
+  );
 }
 
 /** A timer that never keeps the process alive on its own. */

@@ -1,8 +1,8 @@
 /**
  * The built server's entry (nitro `entry`, in place of nitro's node-server entry). It turns on
  * Node's source maps first, so that failure log lines and server Sentry events name our
- * TypeScript (`app/routes/…/ssr-error.tsx:7`) instead of `.output/server/chunks/nitro/nitro.mjs`,
- * also for a bare `node .output/server/index.mjs`.
+ * TypeScript (`app/routes/…/ssr-error.tsx:7`) instead of nitro's bundled chunk, also when node
+ * runs the built entry directly.
  *
  * Node reads a module's source map only when it loads the module after this call, and static
  * imports are all loaded before any line here runs: so the server itself is a dynamic import.
@@ -17,7 +17,6 @@ import { readdirSync } from 'node:fs';
 import { findSourceMap } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { PRIMARY_FILE } from '../cluster/primary-file';
 
 process.setSourceMapsEnabled(true);
 
@@ -34,7 +33,7 @@ environment.NODE_ENV ??= 'production';
 // and the process spun there, a SIGTERM's drain never finishing.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
-// The entry is .output/server/index.mjs; the chunks and their maps are beside it. Decoded once the
+// This is the built server entry; the chunks and their maps are beside it. Decoded once the
 // server's module has run, before the event loop takes its first connection.
 const serve = () =>
   import('./node-server.server').then(() =>
@@ -45,8 +44,11 @@ const serve = () =>
 if (cluster.isWorker) {
   void serve();
 } else {
+  // Built beside this entry by build/server-side-files.ts under this name, which it spells the
+  // same: a name, not an import, because a module the server's chunks share would be bundled
+  // into them, and this entry would load them (and nitro's app) with it.
   const primary: Promise<typeof import('../cluster/primary.server')> = import(
-    /* @vite-ignore */ new URL(`./${PRIMARY_FILE}`, import.meta.url).href
+    /* @vite-ignore */ new URL('./cluster-primary.mjs', import.meta.url).href
   );
   void primary.then(({ startServer }) => {
     if (startServer(fileURLToPath(import.meta.url)) === 'serve-here') return serve();
@@ -60,12 +62,12 @@ export default {};
  * Node decodes a chunk's map the first time a stack passes through it: for nitro's main chunk
  * (a 1.3 MB map) that took 155–235 ms, blocking the event loop at the first failure after a
  * start, when the failure's own report and every visitor were waiting. Here it costs the same
- * once, while nobody is waiting (docs/decisions/0701-server-source-maps.md).
+ * once, while nobody is waiting (docs/decisions/0701-server-source-maps.md). Returns the
+ * number of maps decoded: one per chunk under `serverDir` that is loaded and has a map.
  */
-/** The number of maps decoded: one per chunk under `serverDir` that is loaded and has a map. */
 function decodeLoadedSourceMaps(serverDir: string): number {
   let decoded = 0;
-  // index.mjs and chunks/: node_modules beside them is copied as it is, with no maps.
+  // The entry and chunks/: node_modules beside them is copied as it is, with no maps.
   for (const file of [join(serverDir, 'index.mjs'), ...chunkFiles(join(serverDir, 'chunks'))]) {
     // Undefined for a chunk not loaded yet (its map is decoded at its first stack) or with no map.
     if (findSourceMap(pathToFileURL(file).href) !== undefined) decoded++;

@@ -1,7 +1,8 @@
 /**
  * The files the built server sends as they are: which exist (listed once at start), which names
  * are precompressed variants of them (.br, .gz; also used by the build), and the Cache-Control
- * each kind of response gets.
+ * each kind of response gets. The load shedder lets files through, since sending a file is
+ * cheap and a page that arrived without its assets is worse than no page.
  */
 import { readdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -9,21 +10,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Negotiator from 'negotiator';
 
-/**
- * The files the built server sends as they are: listed once at start, and the Cache-Control
- * each kind of response gets.
- */
-/**
- * The files the built server serves as they are from `.output/public` (favicon, styles, the
- * client build), listed once at start: the load shedder lets them through, since sending a
- * file is cheap and a page that arrived without its assets is worse than no page. The
- * precompressed variants beside them (`x.js.br`, `x.js.gz`) are not listed: they are
- * encodings of `x.js`, sent for it by `Accept-Encoding`, not paths to request.
- */
 /** A public folder is a handful of files; past this, something is wrong and the rest waits. */
 const MAX_LISTED = 20_000;
 
-/** URL paths (`/favicon.svg`) of every file under `root`; empty when it cannot be read. */
+/**
+ * URL paths (`/favicon.svg`) of every file under `root`, the build's public folder (favicon,
+ * styles, the client build); empty when it cannot be read. The precompressed variants beside a
+ * file (`<file>.br`, `<file>.gz`) are not listed: they are encodings of the file, sent for it by
+ * `Accept-Encoding`, not paths to request.
+ */
 export function listPublicFiles(rootUrl: string | URL): Set<string> {
   const root = typeof rootUrl === 'string' ? rootUrl : fileURLToPath(rootUrl);
   const files = new Set<string>();
@@ -46,12 +41,9 @@ export function listPublicFiles(rootUrl: string | URL): Set<string> {
 }
 
 /**
- * `Cache-Control` for every response the server's entry hands on, in one place. Pure: the
- * path and whether it is a public file decide. Handlers that know better set their own
- * (`/health` and the entry's refusals say `no-store`; the tunnel passes Sentry's answer on).
- * Decision: docs/decisions/0820-precompressed-assets.md.
+ * `Cache-Control` for a file whose name holds a hash of its content: a new build gives it a new
+ * name. This and the three below are every value `cacheControlOf` gives (decision 0820).
  */
-/** A file whose name holds a hash of its content: a new build gives it a new name. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** A public file with a stable name (`/favicon.svg`): any cache may keep it, asking first (ETag). */
 export const REVALIDATED = 'public, no-cache';
@@ -71,6 +63,10 @@ export const NOT_STORED = 'no-store';
 const HASHED_DIRECTORIES = ['/_build/assets/', '/assets/'];
 
 /**
+ * `Cache-Control` for every response the server's entry hands on, in one place. Pure: the
+ * path and whether it is a public file decide. Handlers that know better set their own
+ * (`/health` and the entry's refusals say `no-store`; the tunnel passes Sentry's answer on).
+ * Decision: docs/decisions/0820-precompressed-assets.md.
  * @param path the request's path (no query)
  * @param publicFile a GET or HEAD of a file in `.output/public`, answered by nitro's static
  *   handler: a missing `/_build/` file is not one (it gets the not-found page, never cached)
@@ -91,12 +87,12 @@ function isInboxPath(path: string): boolean {
 }
 
 /**
- * Precompressed public files: the build writes `x.js.br` and `x.js.gz` beside `x.js`
+ * Precompressed public files: the build writes `<file>.br` and `<file>.gz` beside a file
  * (build/precompress-public-files.ts), and nitro's static handler sends the variant that the
  * request's `Accept-Encoding` allows. Shared by the build and the server, so both agree on
  * which names are variants. Decision: docs/decisions/0820-precompressed-assets.md.
+ * File suffix → `Content-Encoding`, in the names nitro's static handler looks for.
  */
-/** File suffix → `Content-Encoding`, in the names nitro's static handler looks for. */
 export const PRECOMPRESSED_SUFFIXES = { '.br': 'br', '.gz': 'gzip' } as const;
 
 /**
@@ -115,7 +111,7 @@ const COMPRESSIBLE_EXTENSIONS = new Set([
   '.xml',
 ]);
 
-/** `x.js` for `x.js.br` or `x.js.gz`; undefined for a name that is not a variant's. */
+/** `<file>` for `<file>.br` or `<file>.gz`; undefined for a name that is not a variant's. */
 export function identityPathOf(path: string): string | undefined {
   for (const suffix of Object.keys(PRECOMPRESSED_SUFFIXES)) {
     if (path.endsWith(suffix) && path.length > suffix.length) return path.slice(0, -suffix.length);
@@ -123,7 +119,7 @@ export function identityPathOf(path: string): string | undefined {
   return undefined;
 }
 
-/** Whether the build should write variants of this file (a URL path such as `/_build/x.js`). */
+/** Whether the build should write variants of this file (a URL path such as `/_build/assets/<chunk>.js`). */
 export function isCompressible(path: string): boolean {
   const dot = path.lastIndexOf('.');
   if (dot === -1 || dot < path.lastIndexOf('/')) return false;
@@ -131,8 +127,8 @@ export function isCompressible(path: string): boolean {
 }
 
 /**
- * A request naming a variant itself (`/_build/x.js.br`) rather than the file: the variants are
- * encodings of `x.js`, chosen by `Accept-Encoding`, not resources of their own. Sent directly,
+ * A request naming a variant itself (`/_build/assets/<chunk>.js.br`) rather than the file: the
+ * variants are encodings of the file, chosen by `Accept-Encoding`, not resources of their own. Sent directly,
  * a `.br` would reach clients that never said they can read brotli.
  */
 export function isVariantRequest(path: string, publicFiles: ReadonlySet<string>): boolean {
@@ -140,7 +136,7 @@ export function isVariantRequest(path: string, publicFiles: ReadonlySet<string>)
   return identity !== undefined && publicFiles.has(identity);
 }
 
-/** Drops `x.js.br` and `x.js.gz` where `x.js` is listed; a lone `data.tar.gz` stays a file. */
+/** Drops `<file>.br` and `<file>.gz` where `<file>` is listed; a lone `data.tar.gz` stays a file. */
 export function withoutVariants(files: ReadonlySet<string>): Set<string> {
   const listed = new Set<string>();
   for (const path of files) {
@@ -177,7 +173,7 @@ export function negotiateEncoding(req: IncomingMessage): void {
 /**
  * Files in the build's public folder that are for the server and tools, not for visitors:
  * vite's manifests (they map every source file to its chunk) and source maps, in any encoding
- * (`manifest.json.br`, `x.js.map.gz`). The build moves maps out of `.output/public`
+ * (a manifest's `.br`, a map's `.gz`). The build moves maps out of `.output/public`
  * (build/move-source-maps.ts) and compresses neither (build/precompress-public-files.ts); this
  * is the second line of defence, under the client's `/_build/` and the server routers'
  * `/assets/` that vinxi copies there.

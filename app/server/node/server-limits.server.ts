@@ -1,22 +1,18 @@
 /**
  * The Node server's limits, one flow: the numbers (timeouts, the connection cap, the
  * descriptor limit they are derived from), then the connection cap shared fairly between clients
- * as connections arrive.
+ * as connections arrive. How long and how many, so that slow or idle clients cannot hold memory
+ * or file descriptors; pure, so the numbers are tested without a server. Why each value:
+ * docs/decisions/0600-server-limits.md.
  */
-
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { workerShareOf } from '#app/server/cluster/worker-count';
+import { workerShareOf } from '#app/server/cluster/worker-count.server';
 import type { ServerConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { clientKeyOf } from '#app/server/security/client-key';
 
-/**
- * How long and how many: the Node server's own limits, so that slow or idle clients cannot
- * hold memory or file descriptors. Pure, so the numbers are tested without a server.
- * Why each value: docs/decisions/0600-server-limits.md.
- */
 /** All of a request's headers must arrive within this (slowloris). Node's default is 60 s. */
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** A whole request must arrive within this; at least the tunnel's body timeout plus a margin. */
@@ -25,10 +21,12 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** A socket with no traffic either way for this long is closed (a client that stopped reading). */
 export const IDLE_SOCKET_TIMEOUT_MS = 60_000;
+/** At shutdown, in-flight requests get this long to finish before their connections are cut. */
+export const SHUTDOWN_DRAIN_MS = 20_000;
 /**
  * Open connections are capped here even when the descriptor limit would allow more, for the
  * whole server: each of its workers takes its share. At the cap a newcomer replaces an idle or
- * slow connection (./connection-table.ts).
+ * slow connection (`createConnectionTable`).
  */
 export const MAX_CONNECTIONS = 10_000;
 /**
@@ -181,19 +179,16 @@ export function applyServerLimits(
 }
 
 /**
- * Connections shared fairly between clients: the table of who holds how many, and the server
- * hook that refuses a newcomer over its share instead of dropping it (decision 0600).
- */
-/**
- * The server's connections shared between clients (./connection-table.ts says who; this file
- * closes the sockets). It takes over the server-wide cap from Node: `server.maxConnections`
+ * The server's connections shared fairly between clients (decision 0600): `createConnectionTable`
+ * says who holds how many, and this hook closes the sockets, refusing a newcomer over its share
+ * instead of dropping it. It takes over the server-wide cap from Node: `server.maxConnections`
  * drops a connection before any handler sees it, so a server full of slow connections refused
  * everyone new (from 12 addresses × 1,000 slow connections, a new client's /health and /about
  * were reset 21 times out of 24). Here a newcomer is let in by closing a connection that serves
  * no request, of the client holding the most. Counted per connection and per request start
- * and end; nothing else is added to a request's path.
+ * and end; nothing else is added to a request's path. `perClientSource`: where
+ * `limits.perClient` comes from, for the refusal's log line.
  */
-/** `perClientSource`: where `limits.perClient` comes from, for the refusal's log line. */
 export function shareConnections(
   server: Server,
   limits: ConnectionLimits,

@@ -1,15 +1,11 @@
 /**
- * The security headers and the page's CSP nonce: the headers every response gets, the policy of
- * a server-rendered page, and a fresh nonce per page.
+ * The security headers and the page's CSP nonce, in one place: the headers every response gets,
+ * the policy of a server-rendered page, and a fresh nonce per page. Pure but for the nonce:
+ * values from the config and the request's nonce. Why these values and how the nonce reaches
+ * Start's inline scripts: docs/decisions/0602-content-security-policy.md.
  */
 import { randomFillSync } from 'node:crypto';
 import { processShared } from '#app/start-1.120/process-shared.server';
-
-/**
- * The security headers, in one place. Pure: values from the config and the request's nonce.
- * Why these values and how the nonce reaches Start's inline scripts:
- * docs/decisions/0602-content-security-policy.md.
- */
 
 /** Sent with every response but the tunnel's: no MIME sniffing, no cross-origin referrers, no framing. */
 export function baseSecurityHeaders(hsts: boolean): Array<[string, string]> {

@@ -1,17 +1,19 @@
 /**
  * The cross-site guard for every call that changes state: the Host/Origin rule, the global
- * server-function middleware that applies it, and the stricter rule for the inbox's forms.
+ * server-function middleware that applies it, and the stricter rule for the inbox's forms; and
+ * whether a request names or comes from this machine (loopback), which the Host rule and the
+ * inbox's trust of loopback visitors read. No import of ./client-key.ts: this module is in the
+ * client build's graph (the middleware), and that one's node:net must not be.
  */
 
 import { createMiddleware } from '@tanstack/react-start';
 import { getWebRequest } from '@tanstack/react-start/server';
 import { serverConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { isLoopbackHost } from './loopback';
 
 /**
  * Which state-changing requests are refused for where they come from: pure policy, used by the
- * server-function middleware (./state-change-guard-middleware.ts) for every POST to a server
+ * server-function middleware (`stateChangeGuard`, below) for every POST to a server
  * function (the inbox's clear and sign-in forms among them).
  *
  * - `Host` must be one of ALLOWED_HOSTS (by default the host of PUBLIC_URL in production), or
@@ -66,7 +68,7 @@ function hostMatches(host: string, allowed: string): boolean {
 
 /**
  * Global server-function middleware: a POST from a Host or Origin that may not change state
- * here gets a 403 before the function runs (policy: ./state-change-guard.ts). The `.server()`
+ * here gets a 403 before the function runs (policy: `stateChangeRefusal`). The `.server()`
  * body, and with it the server-only imports, is stripped from the client bundle by Start.
  */
 export const stateChangeGuard = createMiddleware().server(async ({ next, functionId }) => {
@@ -98,7 +100,7 @@ export const stateChangeGuard = createMiddleware().server(async ({ next, functio
 /**
  * The inbox's forms that change something (clear, sign-in, sign-out), guarded against
  * cross-site requests: a rule of their own on top of the one for every state-changing call
- * (./state-change-guard.ts).
+ * (`stateChangeRefusal`).
  */
 export type FormPostRequest = StateChangeRequest;
 
@@ -113,7 +115,7 @@ export interface FormPostRefusal {
  * Start 1.120's server-function handler also accepts GET whatever the declared method, and a
  * cross-site GET (an `<img>`, a link) carries no Origin, while a GET puts its input in the URL
  * (and so in access logs and history): so only POST. The rest is the rule for every
- * state-changing call (./state-change-guard.ts); the Host list is the global middleware's to
+ * state-changing call (`stateChangeRefusal`); the Host list is the global middleware's to
  * check, so here any Host is judged only against the Origin it came with.
  */
 export function formPostRefusal(
@@ -145,4 +147,18 @@ export function formPostRefusalOf(
 export function refusalResponse(refusal: FormPostRefusal): Response {
   const headers: Record<string, string> = refusal.status === 405 ? { Allow: 'POST' } : {};
   return new Response(refusal.reason, { status: refusal.status, headers });
+}
+
+/** Whether a peer address is this machine (127.x.x.x, ::1, or IPv4-mapped 127.x). Pure. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+/** Whether a Host header names this machine: localhost, 127.x.x.x or [::1], with any port. Pure. */
+export function isLoopbackHost(host: string | null): boolean {
+  if (!host) return false;
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }

@@ -2,7 +2,7 @@
  * The tunnel's fairness between clients: the receive buffer's byte budget, the local inbox's
  * rate per client, and the slots one client may hold at once. Pure state, the clock passed in.
  */
-import { workerShareOf } from '#app/server/cluster/worker-count';
+import { workerShareOf } from '#app/server/cluster/worker-count.server';
 
 /** 'client': the client holds its share already (429); 'full': everyone together does (503). */
 export type BudgetAnswer = 'ok' | 'client' | 'full';

@@ -8,7 +8,7 @@
  * ./exchange.server.ts; the forward to Sentry: ./forward-to-sentry.server.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { workerShareOf } from '#app/server/cluster/worker-count';
+import { workerShareOf } from '#app/server/cluster/worker-count.server';
 import { serverConfig } from '#app/server/env.server';
 import { envelopeOriginProblem } from '#app/server/inbox/envelope';
 import { ingestErrorCode, rejectionStatus } from '#app/server/inbox/store/ingest-protocol';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServerEnv } from '#app/server/env.server';
+import { DEFAULT_SPOTLIGHT_URL, parseServerEnv, spotlightSidecarUrl } from '#app/server/env.server';
 
 function config(env: Record<string, string | undefined>) {
   const result = parseServerEnv(env);
@@ -245,4 +245,33 @@ describe('MONITORING_ALERT_WEBHOOK_URL and MONITORING_ALERT_SPIKE', () => {
       'MONITORING_ALERT_SPIKE: must be COUNT/WINDOW with s, m, h or d (100/1h), got "100 an hour"',
     );
   });
+});
+
+describe('spotlightSidecarUrl', () => {
+  it.each([
+    ['', false],
+    ['false', false],
+    ['0', false],
+    ['No', false],
+    ['off', false],
+    ['true', DEFAULT_SPOTLIGHT_URL],
+    ['1', DEFAULT_SPOTLIGHT_URL],
+    [' YES ', DEFAULT_SPOTLIGHT_URL],
+    ['http://localhost:8969/stream', 'http://localhost:8969/stream'],
+    // The sidecar's bare address, as it prints it, means its /stream.
+    ['http://127.0.0.1:9000', 'http://127.0.0.1:9000/stream'],
+    ['http://127.0.0.1:9000/', 'http://127.0.0.1:9000/stream'],
+    ['https://spotlight.test/custom', 'https://spotlight.test/custom'],
+  ])('%j is %j', (value, expected) => {
+    expect(spotlightSidecarUrl(value)).toBe(expected);
+  });
+
+  it.each([['maybe'], ['localhost:8969'], ['ftp://localhost:8969/stream'], ['"true"']])(
+    'refuses %j, showing the value',
+    (value) => {
+      expect(spotlightSidecarUrl(value)).toEqual({
+        error: `must be true, false or the Spotlight sidecar's http:// URL, got "${value}"`,
+      });
+    },
+  );
 });

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEvent, getCookie } from 'vinxi/http';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
 import { errorLimited } from '#app/server/logging/rate-limited-log';
-import { pathOf } from '#app/server/node/entry-refusals';
+import { pathOf } from '#app/server/node/request-triage.server';
 import { requestClientKey } from '#app/server/security/client-key';
 import {
   attemptInboxToken,

@@ -4,7 +4,7 @@ import {
   cpuQuotaOf,
   workerCountOf,
   workerShareOf,
-} from '#app/server/cluster/worker-count';
+} from '#app/server/cluster/worker-count.server';
 import { parseServerEnv } from '#app/server/env.server';
 
 describe('cpuQuotaOf', () => {

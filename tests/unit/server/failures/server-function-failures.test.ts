@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   describeInvalidInput,
   invalidInputIssues,
-  refusalLogLine,
 } from '#app/server/failures/server-function-failures';
 
 const Input = v.object({
@@ -92,16 +91,4 @@ describe('describeInvalidInput: one short line', () => {
     const text = describeInvalidInput(issues);
     expect(text).toBe('invalid input: f0: bad value; f1: bad value; f2: bad value (and 2 more)');
   });
-});
-
-it('says status, reason, method and function id on one line', () => {
-  expect(refusalLogLine(405, 'PUT is not allowed here', 'PUT', 'app_fn--handler')).toBe(
-    '[server-fn] 405 PUT is not allowed here: PUT app_fn--handler',
-  );
-});
-
-it('stays one short line whatever the caller sent', () => {
-  const line = refusalLogLine(400, `bad\n${'r'.repeat(5000)}`, 'POST', 'i'.repeat(5000));
-  expect(line).not.toContain('\n');
-  expect(line.length).toBeLessThan(900);
 });

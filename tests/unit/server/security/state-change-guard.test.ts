@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formPostRefusal, stateChangeRefusal } from '#app/server/security/state-change-guard';
+import {
+  formPostRefusal,
+  isLoopbackAddress,
+  isLoopbackHost,
+  stateChangeRefusal,
+} from '#app/server/security/state-change-guard';
 
 const request = (over: Partial<Parameters<typeof stateChangeRefusal>[0]>) => ({
   method: 'POST',
@@ -123,5 +128,36 @@ describe('formPostRefusal', () => {
       'signs in',
     );
     expect(refusal).toEqual({ status: 405, reason: 'Only POST signs in' });
+  });
+});
+
+describe('isLoopbackAddress', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['10.0.0.1', false],
+    ['::ffff:10.0.0.1', false],
+    ['::2', false],
+    ['', false],
+    [undefined, false],
+  ])('%j -> %j', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
+  });
+});
+
+describe('isLoopbackHost', () => {
+  it.each([
+    ['localhost', true],
+    ['LOCALHOST:3000', true],
+    ['127.0.0.1:3000', true],
+    ['[::1]:3000', true],
+    ['127.0.0.1.example.com', false],
+    ['localhost.example.com', false],
+    ['example.com', false],
+    [null, false],
+  ])('%j -> %j', (host, expected) => {
+    expect(isLoopbackHost(host)).toBe(expected);
   });
 });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { hostRefusal, pathRefusal } from '#app/server/node/entry-refusals';
+import {
+  hostRefusal,
+  pathRefusal,
+  refusalLogLine,
+  requestKind,
+  serverFunctionLaneOf,
+} from '#app/server/node/request-triage.server';
+import {
+  CLEAR_INBOX_FN,
+  GET_APP_OVERVIEW_FN,
+  SIGN_IN_TO_INBOX_FN,
+  SIGN_OUT_OF_INBOX_FN,
+} from '#tests/support/server-function-paths';
 
 it.each([
   ['/', undefined],
@@ -66,5 +78,53 @@ describe('hostRefusal', () => {
     expect(hostRefusal('localhost', ['ok.example', 'a^b'])).toBe(
       'Bad request: invalid X-Forwarded-Host header',
     );
+  });
+});
+
+describe('requestKind', () => {
+  it.each([
+    ['GET', '/about', 'page'],
+    ['HEAD', '/', 'page'],
+    ['GET', '/errors/abc', 'page'],
+    ['POST', '/about', 'page'],
+    ['GET', '/_build/assets/client.js', 'file'],
+    ['POST', '/_build/assets/client.js', 'page'],
+    ['GET', '/_server/abc', 'server-function'],
+    ['POST', '/_server/abc', 'server-function'],
+    ['GET', '/favicon.svg', 'file'],
+    ['GET', '/assets/app.css', 'file'],
+    ['GET', '/favicon.svg.html', 'page'],
+  ])('%s %s → %s', (method, path, expected) => {
+    expect(requestKind(method, path, new Set(['/favicon.svg', '/assets/app.css']))).toBe(expected);
+  });
+});
+
+describe('serverFunctionLaneOf: signing in and out have places of their own', () => {
+  it.each([
+    [SIGN_IN_TO_INBOX_FN, 'inbox-access'],
+    [`${SIGN_IN_TO_INBOX_FN}?createServerFn`, 'inbox-access'],
+    [SIGN_OUT_OF_INBOX_FN, 'inbox-access'],
+    [CLEAR_INBOX_FN, 'calls'],
+    [GET_APP_OVERVIEW_FN, 'calls'],
+    // Only the exact id: a longer one, or the same name in another file, is another function.
+    [`${SIGN_IN_TO_INBOX_FN}x`, 'calls'],
+    ['/_server/app_server_other_functions_ts--signInToInbox_createServerFn_handler', 'calls'],
+    ['/_server/', 'calls'],
+  ])('%s → %s', (path, lane) => {
+    expect(serverFunctionLaneOf(path)).toBe(lane);
+  });
+});
+
+describe('refusalLogLine', () => {
+  it('says status, reason, method and function id on one line', () => {
+    expect(refusalLogLine(405, 'PUT is not allowed here', 'PUT', 'app_fn--handler')).toBe(
+      '[server-fn] 405 PUT is not allowed here: PUT app_fn--handler',
+    );
+  });
+
+  it('stays one short line whatever the caller sent', () => {
+    const line = refusalLogLine(400, `bad\n${'r'.repeat(5000)}`, 'POST', 'i'.repeat(5000));
+    expect(line).not.toContain('\n');
+    expect(line.length).toBeLessThan(900);
   });
 });

@@ -1,13 +1,17 @@
 /**
- * What the built server's entry refuses before nitro sees a request, in the order it asks: bad
- * paths and hosts, methods no route takes, the build's hidden files (manifests, source maps) and
- * precompressed variants, server-function bodies over their limit. The policies are pure; the
- * last section answers them (`refuseEarly`).
+ * The built server's entry triage, before nitro sees a request: what it refuses, in the order it
+ * asks (bad paths and hosts, methods no route takes, the build's hidden files and precompressed
+ * variants, server-function bodies over their limit, each refusal one warning line), then what
+ * kind the rest is (a file, a server-function call, a page), which decides how it is admitted
+ * (./admission.server.ts). The policies are pure; `refuseEarly` answers them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyLimitRefusal, refusalLogLine } from '#app/server/failures/server-function-failures';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
-import { SERVER_FUNCTION_BASE, serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
+import {
+  SERVER_FUNCTION_BASE,
+  serverFunctionIdFor,
+  serverFunctionIdOf,
+} from '#app/start-1.120/server-function-calls';
 import { isHiddenBuildFile, isVariantRequest } from './public-files.server';
 
 /**
@@ -132,6 +136,108 @@ export function refuseEarly(
     }
   }
   return false;
+}
+
+/**
+ * What a request costs the server. `file`: sent as it is from the public folder or the client
+ * build (cheap, and a page half-loaded is worse than none: never held back). `server-function`:
+ * a call of a hydrated page, waits for its turn but is not shed for lag (the page would show
+ * an error). `page`: a server render, shed first. /health and the tunnel are answered before.
+ */
+export type RequestKind = 'file' | 'server-function' | 'page';
+
+export function requestKind(
+  method: string | undefined,
+  path: string,
+  publicFiles: ReadonlySet<string>,
+): RequestKind {
+  if (path.startsWith('/_server')) return 'server-function';
+  const read = method === 'GET' || method === 'HEAD';
+  if (read && (path.startsWith('/_build/') || publicFiles.has(path))) return 'file';
+  return 'page';
+}
+
+/**
+ * Which places a server-function call waits for. `inbox-access`: signing in to the inbox and
+ * out of it, a lane of their own, so that the operator can sign in while other callers hold
+ * every place of the other lane (2–3 addresses trickling 4–8 bodies each made 8 of 9 sign-ins
+ * a 503, decision 1012). `calls`: every other. Pure.
+ */
+export type ServerFunctionLane = 'inbox-access' | 'calls';
+
+const INBOX_ACCESS_CALLS = new Set(
+  ['signInToInbox', 'signOutOfInbox'].map((name) =>
+    serverFunctionIdFor('app/server/inbox.functions.ts', name),
+  ),
+);
+
+export function serverFunctionLaneOf(path: string): ServerFunctionLane {
+  const id = serverFunctionIdOf(path);
+  return id !== undefined && INBOX_ACCESS_CALLS.has(id) ? 'inbox-access' : 'calls';
+}
+
+/** Caps on what the caller sent, so that a hostile path cannot make the line long. */
+const MAX_ID_CHARS = 200;
+const MAX_REASON_CHARS = 600;
+
+/**
+ * The one warning line for a server function call refused as the caller's fault (413, 411,
+ * 405, 400): a caller's mistake is worth a line, never a failure record or a Sentry event. Pure.
+ */
+export function refusalLogLine(
+  status: number,
+  reason: string,
+  method: string | undefined,
+  functionId: string | undefined,
+): string {
+  const id = clipped(functionId ?? '(no id)', MAX_ID_CHARS);
+  const why = clipped(reason.replace(/\s+/g, ' '), MAX_REASON_CHARS);
+  return `[server-fn] ${status} ${why}: ${clipped(method ?? '?', 20)} ${id}`;
+}
+
+/**
+ * The largest body a server function call may carry: pure policy, applied here before nitro, h3
+ * or Start touch the request (Start reads a whole body into memory, with no limit). Why 64 KiB
+ * and why 411: docs/decisions/0603-server-function-bodies.md. Our calls carry a few fields (a page
+ * number, an event id, a form's token); a client building anything near this is broken or hostile.
+ */
+export const SERVER_FUNCTION_MAX_BODY_BYTES = 64 * 1024;
+
+export interface BodyRefusal {
+  status: 411 | 413;
+  reason: string;
+}
+
+/**
+ * The refusal for a body announced by these headers, or undefined when it may be read.
+ * A declared length is enforced by Node's parser (it never hands over more than it), so it
+ * is the bound. A body without one (chunked) is refused with 411 instead of counted: every
+ * client of ours (Start's fetcher, a plain HTML form, fetch with a string or FormData) sends
+ * Content-Length, and refusing keeps the body unread, where counting would mean re-feeding a
+ * consumed stream to h3 and Start.
+ */
+export function bodyLimitRefusal(headers: {
+  'content-length'?: string;
+  'transfer-encoding'?: string;
+}): BodyRefusal | undefined {
+  const declared = headers['content-length'];
+  if (declared === undefined) {
+    if (headers['transfer-encoding'] === undefined) return undefined;
+    return { status: 411, reason: 'a server function call needs a Content-Length' };
+  }
+  // Node has already refused a Content-Length that is not a number (400).
+  const length = Number(declared);
+  if (length > SERVER_FUNCTION_MAX_BODY_BYTES) {
+    return {
+      status: 413,
+      reason: `body of ${length} bytes is over the limit of ${SERVER_FUNCTION_MAX_BODY_BYTES}`,
+    };
+  }
+  return undefined;
+}
+
+function clipped(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** A request URL's path, without its query. */

@@ -2,8 +2,11 @@
  * How many worker processes `WEB_CONCURRENCY` asks for (docs/decisions/0620-one-worker-per-core.md).
  * `auto` is one per core this process may use: `os.availableParallelism()` (CPU affinity), and no
  * more than the cgroup's CPU quota, which Node 20 does not read (a container given 2 CPUs of a
- * 64-core host would start 64 workers). Pure: the machine's figures are arguments.
+ * 64-core host would start 64 workers). Pure but for `availableCores`, which reads the machine's
+ * figures from `/proc` and `/sys/fs/cgroup`: the rest takes them as arguments.
  */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 export type WebConcurrency = 'auto' | number;
 
@@ -69,4 +72,33 @@ export function workerCountOf(
 export function workerShareOf(limit: number, workers: number): number {
   if (limit === 0) return 0;
   return Math.ceil(limit / Math.max(1, workers));
+}
+
+/**
+ * The machine's figures for `WEB_CONCURRENCY=auto`: the cores this
+ * process may run on, and the tightest CPU quota of its cgroup and the cgroup's parents.
+ */
+export function availableCores(): { cores: number; cpuQuota: number | undefined } {
+  const { v2, v1 } = cgroupCpuDirsOf(readIfThere('/proc/self/cgroup') ?? '');
+  const quotas = [
+    ...v2.map((dir) => cpuQuotaOf({ cpuMax: readIfThere(`${dir}/cpu.max`) })),
+    ...v1.map((dir) =>
+      cpuQuotaOf({
+        cfsQuotaUs: readIfThere(`${dir}/cpu.cfs_quota_us`),
+        cfsPeriodUs: readIfThere(`${dir}/cpu.cfs_period_us`),
+      }),
+    ),
+  ].filter((quota): quota is number => quota !== undefined);
+  return {
+    cores: availableParallelism(),
+    cpuQuota: quotas.length > 0 ? Math.min(...quotas) : undefined,
+  };
+}
+
+function readIfThere(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined; // not Linux, or no such cgroup controller: no quota known
+  }
 }

@@ -8,7 +8,7 @@ import {
   WARM_UP_REPEATS,
   warmUp,
   warmUpPaths,
-} from '#app/server/node/warm-up.server';
+} from '#app/server/startup.server';
 
 afterEach(() => {
   vi.restoreAllMocks();
