@@ -7,6 +7,7 @@
 import { expect, type Page, type Response, test } from '@playwright/test';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { errorMessages } from '#tests/support/received-envelopes';
+import { until } from '#tests/support/wait-for';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
 import { throwInPage } from './support/page-sdk';
@@ -22,15 +23,17 @@ test.use({ userAgent: BROWSER_USER_AGENT });
 
 /** Asks for the page until the cache answers it (the render that fills it comes first). */
 async function fillCache(path: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const response = await fetch(`${app.server.url}${path}`, {
-      headers: { 'user-agent': BROWSER_USER_AGENT },
-    });
-    await response.arrayBuffer();
-    if (response.headers.get('content-security-policy')?.includes("'sha256-")) return;
-    if (Date.now() > deadline) throw new Error(`${path} never came from the cache`);
-  }
+  await until(
+    `${path} to come from the cache`,
+    async () => {
+      const response = await fetch(`${app.server.url}${path}`, {
+        headers: { 'user-agent': BROWSER_USER_AGENT },
+      });
+      await response.arrayBuffer();
+      return response.headers.get('content-security-policy')?.includes("'sha256-") === true;
+    },
+    { timeoutMs: 15_000 },
+  );
 }
 
 /** Every violation the browser raises in the page, from the first script on. */

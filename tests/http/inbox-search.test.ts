@@ -56,6 +56,7 @@ describe('searching the inbox the way an operator does', () => {
     digest = (shown as RegExpExecArray)[1] as string;
     // The report reaches the inbox through the ingest thread: wait until it is stored.
     failureIssue = await waitFor(
+      'the inbox to store the failure tagged with its digest',
       () =>
         readInbox(inboxDir).events.find(({ event }) => tagOf(event, 'digest') === digest)?.issueId,
     );
