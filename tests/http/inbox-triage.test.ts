@@ -13,7 +13,7 @@ import {
   type PreparedEnvelope,
 } from '#app/server/inbox/store/inbox-database.server';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { withoutTextSeparators } from '#tests/support/html-text';
+import { formAction, listed, page } from '#tests/support/inbox-html';
 import { DATABASE_FILE, seededEvent, seedInbox, seedInto } from '#tests/support/seed-inbox';
 import { until } from '#tests/support/wait-for';
 
@@ -30,26 +30,6 @@ function seeds() {
       at: NOW - (ISSUES - n) * 60_000,
     }),
   );
-}
-
-async function page(server: BuiltServer, path: string) {
-  const response = await fetch(`${server.url}${path}`, { redirect: 'manual' });
-  return { status: response.status, html: withoutTextSeparators(await response.text()) };
-}
-
-/** The issues a list page shows, in order: each row's title. */
-function listed(html: string): string[] {
-  return [
-    ...html.matchAll(/<a href="\/errors\/issues\/\d+" class="issue-title">([^<]*)<\/a>/g),
-  ].map((m) => m[1] ?? '');
-}
-
-/** The action of the form a page names `label`. */
-function formAction(html: string, label: string): string {
-  const form = new RegExp(`<form[^>]*aria-label="${label}"[^>]*>`).exec(html)?.[0] ?? '';
-  const action = /action="([^"]+)"/.exec(form)?.[1];
-  expect(action, label).toMatch(/^\/_server\//);
-  return (action as string).replaceAll('&amp;', '&');
 }
 
 /** The issue ids the list's rows offer to tick, in order. */
