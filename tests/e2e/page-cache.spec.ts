@@ -4,12 +4,13 @@
  * React's streamed boundary) with no violation; the page hydrates and reports an error through
  * the tunnel; a script injected later has no hash and is blocked.
  */
-import { expect, type Page, type Response, test } from '@playwright/test';
+import { expect, type Response, test } from '@playwright/test';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { errorMessages } from '#tests/support/received-envelopes';
 import { until } from '#tests/support/wait-for';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
+import { recordViolations } from './support/page-errors';
 import { throwInPage } from './support/page-sdk';
 
 const app = appWithFakeSentry((fake) => ({
@@ -34,19 +35,6 @@ async function fillCache(path: string): Promise<void> {
     },
     { timeoutMs: 15_000 },
   );
-}
-
-/** Every violation the browser raises in the page, from the first script on. */
-async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (event) =>
-      seen.push(`${event.effectiveDirective} ${event.blockedURI}`),
-    );
-  });
-  return () =>
-    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations ?? []);
 }
 
 /** The page came from the cache: its policy lists hashes and no nonce, its scripts carry none. */

@@ -27,3 +27,19 @@ export function collectPageErrors(
 
 /** React's words for a hydration mismatch, in development and production (#418, #423, #425). */
 export const HYDRATION_ERROR = /hydrat|#418|#423|#425|did not match/i;
+
+/**
+ * Every Content-Security-Policy violation the browser raises in the page, from the first script
+ * on, as `directive blockedURI`: call before the page loads, then read with the function given.
+ */
+export async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push(`${event.effectiveDirective} ${event.blockedURI}`),
+    );
+  });
+  return () =>
+    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations ?? []);
+}
