@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
-import { recordViolations } from './support/page-errors';
+import { expectInjectedScriptBlocked, recordViolations } from './support/page-errors';
 import { throwInPage } from './support/page-sdk';
 
 const app = appWithFakeSentry((fake) => ({
@@ -68,16 +68,7 @@ test('a script injected without the nonce is blocked, and the violation is repor
   await page.goto(`${app.server.url}/about`);
   await waitForHydration(page);
 
-  await page.evaluate(() => {
-    const script = document.createElement('script');
-    script.textContent = 'window.__injected = true';
-    document.body.append(script);
-  });
-
-  await expect.poll(violations).toEqual([expect.stringMatching(/^script-src-elem inline$/)]);
-  expect(
-    await page.evaluate(() => (window as { __injected?: boolean }).__injected),
-  ).toBeUndefined();
+  await expectInjectedScriptBlocked(page, violations);
   await expect
     .poll(messageEvents)
     .toContain('Content-Security-Policy: script-src-elem blocked inline');

@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
 /**
  * What went wrong in the page, from now on: console errors (React logs a hydration mismatch
@@ -42,4 +42,23 @@ export async function recordViolations(page: Page): Promise<() => Promise<string
   });
   return () =>
     page.evaluate(() => (window as unknown as { __violations: string[] }).__violations ?? []);
+}
+
+/**
+ * Appends an inline script with neither nonce nor hash to the page, as an attacker's injection
+ * would, and expects the policy to block it: one violation recorded, and the script never ran.
+ */
+export async function expectInjectedScriptBlocked(
+  page: Page,
+  violations: () => Promise<string[]>,
+): Promise<void> {
+  await page.evaluate(() => {
+    const script = document.createElement('script');
+    script.textContent = 'window.__injected = true';
+    document.body.append(script);
+  });
+  await expect.poll(violations).toEqual([expect.stringMatching(/^script-src-elem inline$/)]);
+  expect(
+    await page.evaluate(() => (window as { __injected?: boolean }).__injected),
+  ).toBeUndefined();
 }
