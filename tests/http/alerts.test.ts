@@ -21,7 +21,7 @@ import {
 import { eventId, send, textEnvelope } from '#tests/support/envelopes';
 import { SEND_TEST_ALERT_FN, TRIAGE_ISSUES_FN } from '#tests/support/server-function-paths';
 import { startSmtpSink } from '#tests/support/smtp-sink';
-import { until } from '#tests/support/wait-for';
+import { until, waitFor } from '#tests/support/wait-for';
 import { type ReceivedPost, startWebhookSink, type WebhookSink } from '#tests/support/webhook-sink';
 
 const SECRET_PATH = '/hooks/T0001/B0002/secret-path-4f9a';
@@ -114,9 +114,17 @@ describe('alerts to a webhook', { timeout: 90_000 }, () => {
       'Regressed: alerts-first · 22 events · /errors/issues/1',
     );
 
-    // The issue's page lists its alerts, the channel by its host.
-    const issuePage = await page(server, '/errors/issues/1');
-    expect(issuePage).toContain(`Regressed to webhook ${new URL(sink.origin).host}: sent`);
+    // The issue's page lists its alerts, the channel by its host: the regression's as sent once
+    // the sender has heard the webhook's answer, just after the post arrived.
+    const regressionSent = `Regressed to webhook ${new URL(sink.origin).host}: sent`;
+    const issuePage = await waitFor(
+      'the issue page to list the regression alert as sent',
+      async () => {
+        const html = await page(server, '/errors/issues/1');
+        return html.includes(regressionSent) ? html : undefined;
+      },
+    );
+    expect(issuePage).toContain(regressionSent);
     expect(issuePage).toContain(`New issue to webhook ${new URL(sink.origin).host}: sent`);
 
     // "Send a test alert", a form post under the clear form's rules.
