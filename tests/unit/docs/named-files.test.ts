@@ -40,7 +40,8 @@ function proseOf(path: string): string | undefined {
   if (path.startsWith('docs/decisions/')) return undefined;
   const text = readFileSync(join(ROOT, path), 'utf8');
   if (path.endsWith('.md')) return text;
-  if (SCANNED_CODE.test(path)) return [...text.matchAll(COMMENT)].map(([comment]) => comment).join('\n');
+  if (SCANNED_CODE.test(path))
+    return [...text.matchAll(COMMENT)].map(([comment]) => comment).join('\n');
   return undefined;
 }
 
