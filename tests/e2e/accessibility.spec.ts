@@ -66,6 +66,7 @@ test.beforeAll(async () => {
   expect(failed.status).toBe(500);
   await failed.text();
   serverFailureIssue = await waitFor(
+    'the inbox to store the server failure',
     () => readInbox(inboxDir).issues.find((issue) => issue.title.includes(SSR_FAILURE))?.id,
   );
 });

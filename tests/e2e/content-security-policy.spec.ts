@@ -4,10 +4,11 @@
  * response's nonce is blocked, and the violation reaches Sentry through the tunnel.
  */
 
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { errorMessages, parseEnvelope } from '#tests/support/received-envelopes';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
+import { expectInjectedScriptBlocked, recordViolations } from './support/page-errors';
 import { throwInPage } from './support/page-sdk';
 
 const app = appWithFakeSentry((fake) => ({
@@ -24,19 +25,6 @@ function messageEvents(): string[] {
       .map((item) => (item.payload as { message?: string }).message ?? '')
       .filter(Boolean),
   );
-}
-
-/** Every violation the browser raises in the page, from the first script on. */
-async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (event) =>
-      seen.push(`${event.effectiveDirective} ${event.blockedURI}`),
-    );
-  });
-  return () =>
-    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations ?? []);
 }
 
 test('pages hydrate, navigate, call the server and report errors with no violation', async ({
@@ -80,16 +68,7 @@ test('a script injected without the nonce is blocked, and the violation is repor
   await page.goto(`${app.server.url}/about`);
   await waitForHydration(page);
 
-  await page.evaluate(() => {
-    const script = document.createElement('script');
-    script.textContent = 'window.__injected = true';
-    document.body.append(script);
-  });
-
-  await expect.poll(violations).toEqual([expect.stringMatching(/^script-src-elem inline$/)]);
-  expect(
-    await page.evaluate(() => (window as { __injected?: boolean }).__injected),
-  ).toBeUndefined();
+  await expectInjectedScriptBlocked(page, violations);
   await expect
     .poll(messageEvents)
     .toContain('Content-Security-Policy: script-src-elem blocked inline');

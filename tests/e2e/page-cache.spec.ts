@@ -4,11 +4,13 @@
  * React's streamed boundary) with no violation; the page hydrates and reports an error through
  * the tunnel; a script injected later has no hash and is blocked.
  */
-import { expect, type Page, type Response, test } from '@playwright/test';
+import { expect, type Response, test } from '@playwright/test';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { errorMessages } from '#tests/support/received-envelopes';
+import { until } from '#tests/support/wait-for';
 import { appWithFakeSentry } from './support/app-with-fake-sentry';
 import { waitForHydration } from './support/hydration';
+import { expectInjectedScriptBlocked, recordViolations } from './support/page-errors';
 import { throwInPage } from './support/page-sdk';
 
 const app = appWithFakeSentry((fake) => ({
@@ -22,28 +24,17 @@ test.use({ userAgent: BROWSER_USER_AGENT });
 
 /** Asks for the page until the cache answers it (the render that fills it comes first). */
 async function fillCache(path: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const response = await fetch(`${app.server.url}${path}`, {
-      headers: { 'user-agent': BROWSER_USER_AGENT },
-    });
-    await response.arrayBuffer();
-    if (response.headers.get('content-security-policy')?.includes("'sha256-")) return;
-    if (Date.now() > deadline) throw new Error(`${path} never came from the cache`);
-  }
-}
-
-/** Every violation the browser raises in the page, from the first script on. */
-async function recordViolations(page: Page): Promise<() => Promise<string[]>> {
-  await page.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __violations: string[] }).__violations = seen;
-    document.addEventListener('securitypolicyviolation', (event) =>
-      seen.push(`${event.effectiveDirective} ${event.blockedURI}`),
-    );
-  });
-  return () =>
-    page.evaluate(() => (window as unknown as { __violations: string[] }).__violations ?? []);
+  await until(
+    `${path} to come from the cache`,
+    async () => {
+      const response = await fetch(`${app.server.url}${path}`, {
+        headers: { 'user-agent': BROWSER_USER_AGENT },
+      });
+      await response.arrayBuffer();
+      return response.headers.get('content-security-policy')?.includes("'sha256-") === true;
+    },
+    { timeoutMs: 15_000 },
+  );
 }
 
 /** The page came from the cache: its policy lists hashes and no nonce, its scripts carry none. */
@@ -93,13 +84,5 @@ test('a script injected into a cached page is blocked: it has no hash', async ({
   const response = await page.goto(`${app.server.url}/about`);
   await expectFromCache(response);
   await waitForHydration(page);
-  await page.evaluate(() => {
-    const script = document.createElement('script');
-    script.textContent = 'window.__injected = true';
-    document.body.append(script);
-  });
-  await expect.poll(violations).toEqual([expect.stringMatching(/^script-src-elem inline$/)]);
-  expect(
-    await page.evaluate(() => (window as { __injected?: boolean }).__injected),
-  ).toBeUndefined();
+  await expectInjectedScriptBlocked(page, violations);
 });

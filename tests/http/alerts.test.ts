@@ -21,7 +21,7 @@ import {
 import { eventId, send, textEnvelope } from '#tests/support/envelopes';
 import { SEND_TEST_ALERT_FN, TRIAGE_ISSUES_FN } from '#tests/support/server-function-paths';
 import { startSmtpSink } from '#tests/support/smtp-sink';
-import { eventually, until } from '#tests/support/wait-for';
+import { until, waitFor } from '#tests/support/wait-for';
 import { type ReceivedPost, startWebhookSink, type WebhookSink } from '#tests/support/webhook-sink';
 
 const SECRET_PATH = '/hooks/T0001/B0002/secret-path-4f9a';
@@ -100,19 +100,31 @@ describe('alerts to a webhook', { timeout: 90_000 }, () => {
     for (let n = 0; n < 20; n++) await report(server, 'alerts-first');
     // A barrier: a new issue after the repeats. Its alert comes after any they could have raised.
     await report(server, 'alerts-barrier');
-    await until(() => postsAbout('alerts-barrier').length === 1, 20_000);
+    await until("the barrier issue's alert", () => postsAbout('alerts-barrier').length === 1, {
+      timeoutMs: 20_000,
+    });
     expect(postsAbout('alerts-first')).toHaveLength(1);
 
     expect((await formPost(server, TRIAGE_ISSUES_FN, 'action=resolve&issueId=1')).status).toBe(303);
     await report(server, 'alerts-first');
-    await until(() => postsAbout('alerts-first').length === 2, 20_000);
+    await until("the regression's alert", () => postsAbout('alerts-first').length === 2, {
+      timeoutMs: 20_000,
+    });
     expect(textOf(postsAbout('alerts-first')[1])).toBe(
       'Regressed: alerts-first · 22 events · /errors/issues/1',
     );
 
-    // The issue's page lists its alerts, the channel by its host.
-    const issuePage = await page(server, '/errors/issues/1');
-    expect(issuePage).toContain(`Regressed to webhook ${new URL(sink.origin).host}: sent`);
+    // The issue's page lists its alerts, the channel by its host: the regression's as sent once
+    // the sender has heard the webhook's answer, just after the post arrived.
+    const regressionSent = `Regressed to webhook ${new URL(sink.origin).host}: sent`;
+    const issuePage = await waitFor(
+      'the issue page to list the regression alert as sent',
+      async () => {
+        const html = await page(server, '/errors/issues/1');
+        return html.includes(regressionSent) ? html : undefined;
+      },
+    );
+    expect(issuePage).toContain(regressionSent);
     expect(issuePage).toContain(`New issue to webhook ${new URL(sink.origin).host}: sent`);
 
     // "Send a test alert", a form post under the clear form's rules.
@@ -149,16 +161,24 @@ describe('alerts to a webhook', { timeout: 90_000 }, () => {
     sink.answerWith(() => (++answered <= failures ? { status: 503 } : { status: 200 }));
     const server = await start();
     await report(server, 'alerts-503');
-    await until(() => answered >= 1, 20_000);
+    await until("the webhook's first answer", () => answered >= 1, { timeoutMs: 20_000 });
     const failing = `alerts-failing: webhook ${new URL(sink.origin).host} (answered 503)`;
-    await eventually(async () => (await health(server)).reasons.includes(failing));
+    await until('/health to name the failing webhook', async () =>
+      (await health(server)).reasons.includes(failing),
+    );
     expect((await health(server)).status).toBe('degraded');
-    await until(() => answered === failures + 1, 30_000);
+    await until('the webhook to be tried until it answers 200', () => answered === failures + 1, {
+      timeoutMs: 30_000,
+    });
     const delivered = postsAbout('alerts-503');
     expect(delivered).toHaveLength(failures + 1);
-    await until(() => stored(server, 'alerts-503')?.state === 'sent', 10_000);
+    await until(
+      'the alert to be stored as sent',
+      () => stored(server, 'alerts-503')?.state === 'sent',
+      { timeoutMs: 10_000 },
+    );
     expect(stored(server, 'alerts-503')).toEqual({ state: 'sent', attempts: failures + 1 });
-    await eventually(async () => (await health(server)).status === 'ok');
+    await until('/health to be ok again', async () => (await health(server)).status === 'ok');
   });
 
   it('an alert still pending when the server stops is sent after the restart', async () => {
@@ -167,25 +187,43 @@ describe('alerts to a webhook', { timeout: 90_000 }, () => {
     const first = await start({ MONITORING_INBOX_DIR: inboxDir });
     await report(first, 'alerts-restart');
     // Refused and noted: pending, to be tried again, when the server stops.
-    await until(() => stored(first, 'alerts-restart')?.reason === 'answered 503', 20_000);
+    await until(
+      'the alert to be stored as refused with 503',
+      () => stored(first, 'alerts-restart')?.reason === 'answered 503',
+      { timeoutMs: 20_000 },
+    );
     await first.stop();
     servers.splice(servers.indexOf(first), 1);
     const refused = postsAbout('alerts-restart').length;
 
     sink.answerWith(() => ({ status: 200 }));
     const second = await start({ MONITORING_INBOX_DIR: inboxDir });
-    await until(() => stored(second, 'alerts-restart')?.state === 'sent', 30_000);
+    await until(
+      'the restarted server to send the pending alert',
+      () => stored(second, 'alerts-restart')?.state === 'sent',
+      { timeoutMs: 30_000 },
+    );
     expect(postsAbout('alerts-restart')).toHaveLength(refused + 1);
   });
 
   it('with two workers, a new issue alerts once', async () => {
     const server = await start({ WEB_CONCURRENCY: '2' });
     await report(server, 'alerts-two-workers');
-    await until(() => postsAbout('alerts-two-workers').length === 1, 20_000);
+    await until("the new issue's alert", () => postsAbout('alerts-two-workers').length === 1, {
+      timeoutMs: 20_000,
+    });
     // A barrier, as above: a second issue's alert comes after any double of the first.
     await report(server, 'alerts-two-workers-barrier');
-    await until(() => postsAbout('alerts-two-workers-barrier').length === 1, 20_000);
-    await until(() => stored(server, 'alerts-two-workers-barrier')?.state === 'sent', 10_000);
+    await until(
+      "the barrier issue's alert",
+      () => postsAbout('alerts-two-workers-barrier').length === 1,
+      { timeoutMs: 20_000 },
+    );
+    await until(
+      "the barrier issue's alert to be stored as sent",
+      () => stored(server, 'alerts-two-workers-barrier')?.state === 'sent',
+      { timeoutMs: 10_000 },
+    );
     expect(postsAbout('alerts-two-workers')).toHaveLength(1);
     expect(stored(server, 'alerts-two-workers')).toEqual({ state: 'sent', attempts: 1 });
   });
@@ -216,8 +254,14 @@ describe('alerts by email, and when a mute ends', { timeout: 90_000 }, () => {
         smtp.received.filter((mail) => mail.subject.endsWith(`: ${message}`));
 
       await report(server, 'alerts-by-email');
-      await until(() => mailsAbout('alerts-by-email').length === 1, 20_000);
-      await until(() => postsAbout('alerts-by-email').length === 1, 20_000);
+      await until("the new issue's mail", () => mailsAbout('alerts-by-email').length === 1, {
+        timeoutMs: 20_000,
+      });
+      await until(
+        "the new issue's webhook post",
+        () => postsAbout('alerts-by-email').length === 1,
+        { timeoutMs: 20_000 },
+      );
       const [mail] = mailsAbout('alerts-by-email');
       expect(mail?.subject).toBe('New issue: alerts-by-email');
       expect(mail?.envelope.to).toEqual(['ops@example.com', 'dev@example.com']);
@@ -228,7 +272,11 @@ describe('alerts by email, and when a mute ends', { timeout: 90_000 }, () => {
 
       for (let n = 0; n < 20; n++) await report(server, 'alerts-by-email');
       await report(server, 'alerts-by-email-barrier');
-      await until(() => mailsAbout('alerts-by-email-barrier').length === 1, 20_000);
+      await until(
+        "the barrier issue's mail",
+        () => mailsAbout('alerts-by-email-barrier').length === 1,
+        { timeoutMs: 20_000 },
+      );
       expect(mailsAbout('alerts-by-email')).toHaveLength(1);
 
       // A mail server that answers 451 (try again later) gets the regression once it recovers.
@@ -237,12 +285,20 @@ describe('alerts by email, and when a mute ends', { timeout: 90_000 }, () => {
         303,
       );
       await report(server, 'alerts-by-email');
-      await until(() => postsAbout('alerts-by-email').length === 2, 20_000);
-      await eventually(async () =>
+      await until(
+        "the regression's webhook post",
+        () => postsAbout('alerts-by-email').length === 2,
+        { timeoutMs: 20_000 },
+      );
+      await until("the issue page to show the mail server's refusal", async () =>
         (await page(server, '/errors/issues/1')).includes('451 Try again later'),
       );
       smtp.refusal = undefined;
-      await until(() => mailsAbout('alerts-by-email').length === 2, 30_000);
+      await until(
+        "the regression's mail, once the mail server accepts",
+        () => mailsAbout('alerts-by-email').length === 2,
+        { timeoutMs: 30_000 },
+      );
       expect(mailsAbout('alerts-by-email')[1]?.subject).toBe('Regressed: alerts-by-email');
 
       const shown = [server.output(), await page(server, '/errors/issues/1')].join('\n');
@@ -256,23 +312,37 @@ describe('alerts by email, and when a mute ends', { timeout: 90_000 }, () => {
   it('an issue ignored until 10 more events alerts as a regression at the tenth, once', async () => {
     const server = await start();
     await report(server, 'alerts-muted');
-    await until(() => postsAbout('alerts-muted').length === 1, 20_000);
+    await until("the new issue's alert", () => postsAbout('alerts-muted').length === 1, {
+      timeoutMs: 20_000,
+    });
     expect(
       (await formPost(server, TRIAGE_ISSUES_FN, 'action=ignore-10-events&issueId=1')).status,
     ).toBe(303);
     for (let n = 0; n < 9; n++) await report(server, 'alerts-muted');
     await report(server, 'alerts-muted-barrier');
-    await until(() => postsAbout('alerts-muted-barrier').length === 1, 20_000);
+    await until(
+      "the barrier issue's alert",
+      () => postsAbout('alerts-muted-barrier').length === 1,
+      { timeoutMs: 20_000 },
+    );
     expect(postsAbout('alerts-muted')).toHaveLength(1);
 
     await report(server, 'alerts-muted');
-    await until(() => postsAbout('alerts-muted').length === 2, 20_000);
+    await until(
+      "the tenth event's regression alert",
+      () => postsAbout('alerts-muted').length === 2,
+      { timeoutMs: 20_000 },
+    );
     expect(textOf(postsAbout('alerts-muted')[1])).toBe(
       'Regressed: alerts-muted · 11 events · /errors/issues/1',
     );
     for (let n = 0; n < 3; n++) await report(server, 'alerts-muted');
     await report(server, 'alerts-muted-second-barrier');
-    await until(() => postsAbout('alerts-muted-second-barrier').length === 1, 20_000);
+    await until(
+      "the second barrier issue's alert",
+      () => postsAbout('alerts-muted-second-barrier').length === 1,
+      { timeoutMs: 20_000 },
+    );
     expect(postsAbout('alerts-muted')).toHaveLength(2);
   });
 });

@@ -121,7 +121,11 @@ it(`answers a newcomer's connections (${SHARE * 100}% or more) while 12 addresse
     // The churn under way: every post tried, twice over, past a client's share refused and
     // reopened. (How many stay open at once depends on how fast the server refuses: under load
     // nearly all of them wait in the primary's line, on a quiet machine half are already gone.)
-    await until(() => attack.last().refused >= 2 * PER_ATTACKER * ATTACKERS.length, 60_000);
+    await until(
+      "the attackers' posts past their share to be refused, twice over",
+      () => attack.last().refused >= 2 * PER_ATTACKER * ATTACKERS.length,
+      { timeoutMs: 60_000 },
+    );
     const refusedBefore = attack.last().refused;
     const answers: Array<number | string> = [];
     const allowedFailures = ANSWERS - Math.ceil(ANSWERS * SHARE);

@@ -95,7 +95,11 @@ it('lets a new client in for /health and a page while 12 addresses hold the whol
   const attackers = ATTACKERS.map((address) => slowloris(address, PER_ATTACKER));
   try {
     // 1,080 slow connections for 691 places: the server has closed some (before: Node had).
-    await until(() => sum(attackers.map((a) => a.closedByServer())) >= 100, 10_000);
+    await until(
+      "the server to close 100 of the attackers' connections",
+      () => sum(attackers.map((a) => a.closedByServer())) >= 100,
+      { timeoutMs: 10_000 },
+    );
     const answers: Array<number | string> = [];
     for (let round = 0; round < 6; round += 1) {
       answers.push(await get('/health'), await get('/about'));
@@ -122,8 +126,23 @@ it('counts an IPv6 /64 as one client: 40 of its addresses share one per-client c
   const next64 = slowloris(NEXT_64, 1, { reconnect: false });
   try {
     // 120 connections from the /64, 100 allowed: 20 are closed at once, the rest held.
-    await until(() => sum(one64.map((a) => a.closedByServer())) >= 20, 5_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await until(
+      'the server to close 20 connections of the /64',
+      () => sum(one64.map((a) => a.closedByServer())) >= 20,
+      { timeoutMs: 5_000 },
+    );
+    // The marker: one more connection from the /64, closed at once as it is over the cap. By
+    // then the server has seen every connection opened before it: no other was closed.
+    const marker = slowloris(SAME_64[0] as string, 1, { reconnect: false });
+    try {
+      await until(
+        'the server to close one more connection of the /64',
+        () => marker.closedByServer() === 1,
+        { timeoutMs: 5_000 },
+      );
+    } finally {
+      marker.stop();
+    }
     expect(sum(one64.map((a) => a.closedByServer()))).toBe(20);
     expect(sum(one64.map((a) => a.open()))).toBe(PER_CLIENT);
     // The next /64 is another client.

@@ -8,6 +8,7 @@ import { Agent, request } from 'node:http';
 import { expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { BUILT_ENTRY, startBuiltServer, testEnv } from '#tests/support/built-server';
+import { until } from '#tests/support/wait-for';
 
 const CONNECTIONS = 24;
 
@@ -72,7 +73,11 @@ it.each([
     const clients = Array.from({ length: CONNECTIONS }, client);
 
     // SIGTERM once the load is on: every connection has served at least one page.
-    while (tally.ok < CONNECTIONS * 3) await new Promise((resolve) => setImmediate(resolve));
+    await until(
+      () => `pages served on every connection (${tally.ok} so far)`,
+      () => tally.ok >= CONNECTIONS * 3,
+      { timeoutMs: 20_000, everyMs: 0 },
+    );
     stopping = true;
     await server.stop();
     await Promise.all(clients);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
+import { waitFor } from '#tests/support/wait-for';
 import packageJson from '../../package.json';
 
 describe('GET /health', () => {
@@ -99,7 +100,7 @@ describe('GET /health when reports go nowhere', () => {
         expect(page.status).toBe(500);
         await page.text();
       }
-      const health = await waitForHealth(server, (body) => body.status === 'degraded');
+      const health = await waitForHealth(server, 'degraded');
       expect(health.reasons).toEqual(['sentry-unreachable: ECONNREFUSED']);
       await server.waitForOutput(
         /\[monitoring\] a server event could not be sent to Sentry: ECONNREFUSED/,
@@ -112,15 +113,15 @@ describe('GET /health when reports go nowhere', () => {
   });
 });
 
-async function waitForHealth(
+/** /health's answer, once it says `status`. */
+function waitForHealth(
   server: BuiltServer,
-  holds: (body: { status: string; reasons: string[] }) => boolean,
+  status: string,
 ): Promise<{ status: string; reasons: string[] }> {
-  for (;;) {
+  return waitFor(`/health to say ${status}`, async () => {
     const body = await (await fetch(`${server.url}/health`)).json();
-    if (holds(body)) return body;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return body.status === status ? body : undefined;
+  });
 }
 
 /** A port nothing listens on: bound once to learn it, then closed. */

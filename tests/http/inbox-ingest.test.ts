@@ -266,7 +266,7 @@ describe('durability', () => {
         () => undefined,
       ),
     );
-    await until(() => acknowledged.length >= 20);
+    await until('20 reports acknowledged', () => acknowledged.length >= 20);
     process.kill(server.pid, 'SIGKILL');
     await Promise.all(burst);
     await server.stop();

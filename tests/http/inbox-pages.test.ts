@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { withoutTextSeparators } from '#tests/support/html-text';
+import { formAction, listed, page } from '#tests/support/inbox-html';
 import { seededEvent, seededSessions, seedInbox, seedInto } from '#tests/support/seed-inbox';
 
 const HOUR = 3_600_000;
@@ -114,27 +114,6 @@ function seeds() {
 }
 
 const RELEASE = { release: 'app@1.4.0', environment: 'production' };
-const text = (html: string) => withoutTextSeparators(html);
-
-async function page(server: BuiltServer, path: string) {
-  const response = await fetch(`${server.url}${path}`, { redirect: 'manual' });
-  return { status: response.status, headers: response.headers, html: text(await response.text()) };
-}
-
-/** The issues a list page shows, in order: each row's title link. */
-function listed(html: string): string[] {
-  return [
-    ...html.matchAll(/<a href="\/errors\/issues\/\d+" class="issue-title">([^<]*)<\/a>/g),
-  ].map((m) => m[1] ?? '');
-}
-
-/** The action of the form a page names `label` (attributes come in any order). */
-function formAction(html: string, label: string): string {
-  const form = new RegExp(`<form[^>]*aria-label="${label}"[^>]*>`).exec(html)?.[0] ?? '';
-  const action = /action="([^"]+)"/.exec(form)?.[1];
-  expect(action, label).toMatch(/^\/_server\//);
-  return (action as string).replaceAll('&amp;', '&');
-}
 
 const TYPE_ERROR = `TypeError: x is undefined ${HOSTILE.replaceAll('<', '&lt;').replaceAll('>', '&gt;')}`;
 

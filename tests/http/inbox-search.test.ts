@@ -6,27 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
-import { withoutTextSeparators } from '#tests/support/html-text';
 import { readInbox, tagOf } from '#tests/support/inbox-database';
+import { listedIssues, page } from '#tests/support/inbox-html';
 import { seededEvent, seedInbox } from '#tests/support/seed-inbox';
 import { waitFor } from '#tests/support/wait-for';
 
 const NOW = Date.now();
 
-async function page(server: BuiltServer, path: string) {
-  const response = await fetch(`${server.url}${path}`, { redirect: 'manual' });
-  return { status: response.status, html: withoutTextSeparators(await response.text()) };
-}
-
 const search = (server: BuiltServer, query: string) =>
   page(server, `/errors?q=${encodeURIComponent(query)}`);
-
-/** The issues a list page shows: each row's title link, with its issue id. */
-function listed(html: string): Array<{ id: number; title: string }> {
-  return [
-    ...html.matchAll(/<a href="\/errors\/issues\/(\d+)" class="issue-title">([^<]*)<\/a>/g),
-  ].map((m) => ({ id: Number(m[1]), title: m[2] ?? '' }));
-}
 
 function countsLine(html: string): string {
   return /<p data-testid="inbox-counts">([^<]*)<\/p>/.exec(html)?.[1] ?? '';
@@ -56,6 +44,7 @@ describe('searching the inbox the way an operator does', () => {
     digest = (shown as RegExpExecArray)[1] as string;
     // The report reaches the inbox through the ingest thread: wait until it is stored.
     failureIssue = await waitFor(
+      'the inbox to store the failure tagged with its digest',
       () =>
         readInbox(inboxDir).events.find(({ event }) => tagOf(event, 'digest') === digest)?.issueId,
     );
@@ -66,11 +55,11 @@ describe('searching the inbox the way an operator does', () => {
     for (const query of [digest, `digest:${digest}`, `  ${digest.toUpperCase()} `]) {
       const { status, html } = await search(server, query);
       expect(status).toBe(200);
-      expect(listed(html).map((issue) => issue.id)).toEqual([failureIssue]);
+      expect(listedIssues(html).map((issue) => issue.id)).toEqual([failureIssue]);
       expect(countsLine(html)).toMatch(/^1 issue, 1 event match \(of 3 issues, 4 events; /);
     }
     const other = await search(server, 'digest:0123456789');
-    expect(listed(other.html)).toEqual([]);
+    expect(listedIssues(other.html)).toEqual([]);
     expect(other.html).toContain('No issues match these filters.');
     expect(countsLine(other.html)).toMatch(/^0 issues, 0 events match/);
   });
@@ -94,19 +83,19 @@ describe('searching the inbox the way an operator does', () => {
     expect(resolved.status).toBe(303);
 
     const isResolved = await search(server, 'is:resolved');
-    expect(listed(isResolved.html)).toEqual([{ id: 1, title: 'TypeError: x is undefined' }]);
+    expect(listedIssues(isResolved.html)).toEqual([{ id: 1, title: 'TypeError: x is undefined' }]);
     expect(countsLine(isResolved.html)).toMatch(
       /^1 issue, 2 events match \(of 3 issues, 4 events; /,
     );
     const isUnresolved = await search(server, 'is:unresolved');
     expect(
-      listed(isUnresolved.html)
+      listedIssues(isUnresolved.html)
         .map((issue) => issue.id)
         .sort(),
     ).toEqual([2, failureIssue].sort());
     expect(countsLine(isUnresolved.html)).toMatch(/^2 issues, 2 events match/);
     // Text and status together.
-    expect(listed((await search(server, 'is:unresolved too far')).html)).toEqual([
+    expect(listedIssues((await search(server, 'is:unresolved too far')).html)).toEqual([
       { id: 2, title: 'RangeError: too far' },
     ]);
   });
@@ -122,7 +111,7 @@ describe('searching the inbox the way an operator does', () => {
       const { status, html } = await search(server, query as string);
       expect(status).toBe(200);
       expect(html).toContain(`<p role="alert" data-testid="search-problems">${message}</p>`);
-      expect(listed(html)).toEqual([]);
+      expect(listedIssues(html)).toEqual([]);
       expect(html).not.toContain('No issues match these filters.');
       // The figures are the inbox's, and say so: not the counts of a search that matched all.
       expect(countsLine(html)).toMatch(/^Nothing searched; the inbox holds 3 issues, 4 events/);

@@ -88,9 +88,11 @@ it('stores a visitor’s reports (95% or more) while 30 addresses flood the inge
   const flood = startFlood();
   try {
     // Under way: every connection of the flood has posted.
-    await until(() => flood.sent() >= ATTACKERS.length * PER_ATTACKER, 30_000).catch(() => {
-      throw new Error(`the flood did not get going: ${flood.counts()}`);
-    });
+    await until(
+      () => `every connection of the flood to post: ${flood.counts()}`,
+      () => flood.sent() >= ATTACKERS.length * PER_ATTACKER,
+      { timeoutMs: 30_000 },
+    );
     const reports: Array<Promise<{ status: number | string; stored: boolean }>> = [];
     for (let i = 0; i < REPORTS; i += 1) {
       reports.push(report());

@@ -15,6 +15,7 @@ import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
+import { waitFor } from '#tests/support/wait-for';
 
 const HOLD = resolve(import.meta.dirname, '../fixtures/hold-event-loop.cjs');
 // Far under the held loop's lag (about 90 ms a sample), far over an idle server's.
@@ -80,11 +81,10 @@ it('sheds pages with a fast 503 while busy, serves /health, the tunnel and files
   expect((await get('/about')).status).toBe(200);
   await holdEventLoop(true);
   // Wait for the condition, not a time: /health says it is shedding.
-  let health = await healthStatus();
-  while (health.status !== 'degraded') {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    health = await healthStatus();
-  }
+  const health = await waitFor('/health to say degraded', async () => {
+    const now = await healthStatus();
+    return now.status === 'degraded' ? now : undefined;
+  });
   expect(health.eventLoopLagMs).toBeGreaterThan(THRESHOLD_MS);
   expect(health.reasons).toEqual([expect.stringMatching(/^pages-shed: event loop lag \d+ ms/)]);
 
@@ -119,19 +119,21 @@ it('sheds pages with a fast 503 while busy, serves /health, the tunnel and files
 
   await holdEventLoop(false);
   // Quiet again: pages are served once the lag is back under half the threshold.
-  let page = await get('/about');
-  while (page.status === 503) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    page = await get('/about');
-  }
+  const page = await waitFor('a page served again', async () => {
+    const answer = await get('/about');
+    return answer.status === 503 ? undefined : answer;
+  });
   expect(page.status).toBe(200);
   // /health stays degraded a few seconds past the last page it turned away, then is ok again.
-  health = await healthStatus();
-  while (health.status !== 'ok') {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    health = await healthStatus();
-  }
-  expect(health.reasons).toEqual([]);
+  const recovered = await waitFor(
+    '/health to say ok again',
+    async () => {
+      const now = await healthStatus();
+      return now.status === 'ok' ? now : undefined;
+    },
+    { timeoutMs: 20_000, everyMs: 100 },
+  );
+  expect(recovered.reasons).toEqual([]);
 
   // One line for the whole episode, not one per refused request.
   await server.stderrBarrier();

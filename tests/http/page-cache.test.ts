@@ -16,6 +16,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { BUILT_ENTRY, type BuiltServer, startBuiltServer } from '#tests/support/built-server';
+import { waitFor } from '#tests/support/wait-for';
 
 /** What a page answer shows of itself, its body as sent (not decompressed). */
 interface Answer {
@@ -76,13 +77,16 @@ async function untilCached(
   headers: Record<string, string> = {},
 ): Promise<{ rendered: Answer[]; cached: Answer }> {
   const rendered: Answer[] = [];
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const answer = await get(server, path, headers);
-    if (answer.nonce === undefined) return { rendered, cached: answer };
-    rendered.push(answer);
-    if (Date.now() > deadline) throw new Error(`${path} never came from the cache`);
-  }
+  const cached = await waitFor(
+    `${path} to come from the cache`,
+    async () => {
+      const answer = await get(server, path, headers);
+      if (answer.nonce === undefined) return answer;
+      rendered.push(answer);
+    },
+    { timeoutMs: 15_000 },
+  );
+  return { rendered, cached };
 }
 
 /** The CSP source of each inline script of a page, computed here from its HTML. */

@@ -319,7 +319,7 @@ describe('in local inbox mode', () => {
     const response = await fetch(`${server.url}/sentry-example-page/ssr-error`);
     expect(response.status).toBe(500);
     const digest = digestInPage(await response.text());
-    const events = await waitFor(() => {
+    const events = await waitFor('the inbox to store the failure tagged with its digest', () => {
       const found = readInbox(inboxDir).events.filter(
         ({ event }) => tagOf(event, 'digest') === digest,
       );

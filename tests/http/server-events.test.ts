@@ -12,6 +12,7 @@ import { type BuiltServer, startBuiltServer } from '#tests/support/built-server'
 import { exampleServerWithFakeSentry } from '#tests/support/example-server-with-fake-sentry';
 import { parseEnvelope } from '#tests/support/received-envelopes';
 import { FAILING_EXAMPLE_FN } from '#tests/support/server-function-paths';
+import { waitFor } from '#tests/support/wait-for';
 
 const COOKIE_SECRET = 'cookie-secret-31d7';
 const AUTH_SECRET = 'auth-secret-8c02';
@@ -264,17 +265,9 @@ describe('local inbox: the log line leads to the event, and its page shows what 
   });
 });
 
-/** Retries until the inbox has stored the event (its page answers 200), within a deadline. */
-async function waitForPage(open: () => Promise<string>, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await open();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/** The event's page, asked again until the inbox has stored the event (its page answers 200). */
+function waitForPage(open: () => Promise<string>): Promise<string> {
+  return waitFor('the inbox to store the event and show its page', open, { everyMs: 50 });
 }
 
 /** The page's text as a reader sees it: tags dropped, entities decoded. */

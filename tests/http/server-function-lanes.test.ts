@@ -101,7 +101,11 @@ async function call(from: string, path: string, form?: string): Promise<number |
 it('signs the operator in (9 of 10) and answers another caller while 3 addresses trickle 8 bodies each', async () => {
   const attackers = ATTACKERS.map((address) => slowBodies(address, PER_ATTACKER));
   try {
-    await until(() => attackers.every((a) => a.written() === PER_ATTACKER), 10_000);
+    await until(
+      "every attacker's calls written",
+      () => attackers.every((a) => a.written() === PER_ATTACKER),
+      { timeoutMs: 10_000 },
+    );
     // Every body has reached the server and waits for its next byte.
     await server.stderrBarrier();
     const signIns: Array<number | string> = [];

@@ -23,6 +23,7 @@ import {
 import { type RawAnswer, rawRequest } from '#tests/support/raw-request';
 import { seedInbox } from '#tests/support/seed-inbox';
 import { SIGN_IN_TO_INBOX_FN } from '#tests/support/server-function-paths';
+import { until } from '#tests/support/wait-for';
 
 const GUESSER = '198.18.0.11';
 const OPERATOR = '198.18.0.12';
@@ -192,9 +193,11 @@ describe('the tunnel, per visitor behind nginx', () => {
     };
     const flood = Array.from({ length: 8 }, flooder);
     try {
-      const deadline = Date.now() + 90_000;
-      while (!limited && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 50));
-      expect(limited, `no 429 within 90 s: ${JSON.stringify([...statuses])}`).toBe(true);
+      await until(
+        () => `a 429 for the flooder: ${JSON.stringify([...statuses])}`,
+        () => limited,
+        { timeoutMs: 90_000, everyMs: 50 },
+      );
       // While the flooder keeps its bucket empty, another visitor's reports are stored.
       const reports: number[] = [];
       for (let i = 0; i < 5; i += 1) {

@@ -73,14 +73,14 @@ describe('Sentry mode, SENTRY_TUNNEL_BODY_TIMEOUT_MS=600', () => {
     clients.push(client);
     client.trickle(50);
     // The forward had begun: the header line reached Sentry before the deadline.
-    await until(() => fake.started() >= 1);
+    await until('the fake Sentry to begin receiving', () => fake.started() >= 1);
 
     await expectClosedByServer(client, BODY_TIMEOUT_MS + 5_000, 'the 408 and the close');
     expect(client.status()).toBe(408);
     expect(client.received()).toMatch(/\r\nconnection: close\r\n/i);
     expect(client.received()).toMatch(/\r\n\r\n.*within 600 ms/);
 
-    await until(() => fake.incomplete() >= 1);
+    await until('the fake Sentry to see an incomplete body', () => fake.incomplete() >= 1);
     expect(fake.received).toHaveLength(0);
     expect(await tunnelLinesSince(server, before)).toEqual([
       expect.stringMatching(/^\[tunnel\] 408 /),
@@ -147,7 +147,7 @@ describe('Sentry silent (SENTRY_TUNNEL_TIMEOUT_MS=500), body timeout a minute', 
     // Far sooner than the body timeout (a minute) or Node's request timeout.
     await expectClosedByServer(client, 3_000, 'the close after the 504');
 
-    await until(() => fake.incomplete() >= 1);
+    await until('the fake Sentry to see an incomplete body', () => fake.incomplete() >= 1);
     expect(fake.received).toHaveLength(0);
     expect(await tunnelLinesSince(server, before)).toEqual([
       '[tunnel] 504 no answer from Sentry within 500 ms',

@@ -74,15 +74,17 @@ describe('local inbox mode: the 64 MiB receive buffer', () => {
     while (hog.length < 70) {
       const wave = Math.min(8 - waiting(), 70 - hog.length);
       hog.push(...(await Promise.all(Array.from({ length: wave }, () => upload('127.0.0.2')))));
-      await until(() => waiting() <= 2, 15_000);
+      await until('all but 2 of the uploads to be answered', () => waiting() <= 2, {
+        timeoutMs: 15_000,
+      });
     }
     await until(
+      'every upload but 2 to be answered before its close',
       () =>
         waiting() <= 2 &&
         hog.every((client) => client.status() !== undefined || !client.closedByServer()),
-      15_000,
+      { timeoutMs: 15_000 },
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(hog.filter((client) => client.status() === 429)).toHaveLength(70 - waiting());
     const refused = hog.find((client) => client.status() === 429) as SlowClient;
     expect(refused.received()).toMatch(/\r\nretry-after: 30\r\n/i);
@@ -98,7 +100,11 @@ describe('local inbox mode: the 64 MiB receive buffer', () => {
     const many = await Promise.all(
       Array.from({ length: 60 }, (_, i) => upload(`127.0.3.${Math.floor(i / 2) + 1}`)),
     );
-    await until(() => many.some((client) => client.status() === 503), 15_000);
+    await until(
+      'a 503 for one of the 60 uploads',
+      () => many.some((client) => client.status() === 503),
+      { timeoutMs: 15_000 },
+    );
     expect(many.filter((client) => client.status() === 429)).toHaveLength(0);
     const busy = many.find((client) => client.status() === 503) as SlowClient;
     expect(busy.received()).toMatch(/\r\nretry-after: 5\r\n/i);
@@ -114,18 +120,24 @@ describe('local inbox mode: the 64 MiB receive buffer', () => {
 
     // The buffer is given back however an exchange ends (here: the clients left): 50 such
     // uploads from 25 new clients fit again, once the server has seen the others go. Had it
-    // kept what they held, each try would see 503s within milliseconds.
+    // kept what they held, each try would see 503s within milliseconds. A report sent after
+    // each try is the marker: once it is stored, the server (one process) has read the
+    // uploads' headers, sent before it, and answered any it refused.
     for (const client of [...hog, ...many]) client.socket.destroy();
     let refusedAgain = -1;
-    for (const deadline = Date.now() + 15_000; refusedAgain !== 0 && Date.now() < deadline; ) {
-      const again = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => upload(`127.0.5.${Math.floor(i / 2) + 1}`)),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      refusedAgain = again.filter((client) => client.status() !== undefined).length;
-      for (const client of again) client.socket.destroy();
-    }
-    expect(refusedAgain).toBe(0);
+    await until(
+      () => `50 large uploads to fit again (${refusedAgain} refused at the last try)`,
+      async () => {
+        const again = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => upload(`127.0.5.${Math.floor(i / 2) + 1}`)),
+        );
+        expect(await realReports(server.url, LOCAL_INBOX_DSN, 1)).toEqual([200]);
+        refusedAgain = again.filter((client) => client.status() !== undefined).length;
+        for (const client of again) client.socket.destroy();
+        return refusedAgain === 0;
+      },
+      { timeoutMs: 15_000 },
+    );
   }, 60_000);
 });
 
@@ -143,7 +155,9 @@ describe('local inbox mode: uploads still arriving', () => {
     const held: SlowClient[] = [];
     for (let i = 0; i < 8; i++) held.push(await trickle());
     const ninth = await trickle();
-    await until(() => ninth.status() !== undefined, 10_000);
+    await until('an answer to the 9th upload', () => ninth.status() !== undefined, {
+      timeoutMs: 10_000,
+    });
     expect(ninth.status()).toBe(429);
     expect(held.filter((client) => client.status() !== undefined)).toEqual([]);
     expect(await realReports(server.url, LOCAL_INBOX_DSN, 5)).toEqual(Array(5).fill(200));
@@ -170,19 +184,27 @@ describe('Sentry mode: connections to Sentry', () => {
     const slow = (address: string) => stalled(server.url, address, fake.dsn('1'), 4000, 1000);
     // 200 slow bodies from 100 clients, two each: at most 64 connections to Sentry.
     await Promise.all(Array.from({ length: 200 }, (_, i) => slow(`127.0.4.${(i % 100) + 1}`)));
-    await until(() => fake.started() >= 64, 15_000);
-    // A whole envelope does not wait behind them.
+    await until('the fake Sentry to begin receiving 64 slow bodies', () => fake.started() >= 64, {
+      timeoutMs: 15_000,
+    });
+    // A whole envelope does not wait behind them. Forwarded after the slow bodies' headers were
+    // read (one process), the reports are the marker: a connection opened for any slow body
+    // past the 64 would have reached Sentry before them.
     expect(await realReports(server.url, fake.dsn('1'), 5)).toEqual(Array(5).fill(200));
-    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(fake.connections()).toBeLessThanOrEqual(64 + 1);
     // One client with ten slow bodies: eight are forwarded (or wait their turn), two refused.
     const hog = await Promise.all(Array.from({ length: 10 }, () => slow('127.0.0.2')));
-    await until(() => hog.filter((client) => client.status() === 429).length === 2, 10_000);
+    await until(
+      'two 429s for the client with ten slow bodies',
+      () => hog.filter((client) => client.status() === 429).length === 2,
+      { timeoutMs: 10_000 },
+    );
     const refused = hog.find((client) => client.status() === 429) as SlowClient;
     expect(refused.received()).toMatch(/\r\nretry-after: 30\r\n/i);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The marker again: one more report forwarded, and none of the hog's bodies begun before it.
+    expect(await realReports(server.url, fake.dsn('1'), 1)).toEqual([200]);
     expect(fake.connections()).toBeLessThanOrEqual(64 + 1);
-    expect(fake.started()).toBe(64 + 5);
+    expect(fake.started()).toBe(64 + 5 + 1);
     expect(await server.printedSince(0)).toContain(
       '[tunnel] 429 client 127.0.0.2 has 8 envelopes arriving already',
     );

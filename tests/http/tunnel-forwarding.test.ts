@@ -93,7 +93,11 @@ describe('forwarding', () => {
     // the whole body would never begin, and this request would time out.
     const answer = await send(tunnel, {
       body: chunkedBody(parts, async (index) => {
-        if (index === 1) await until(() => fake.started() >= 1);
+        if (index === 1)
+          await until(
+            'the fake Sentry to begin receiving the first envelope',
+            () => fake.started() >= 1,
+          );
       }),
     });
 

@@ -105,7 +105,11 @@ it('lets a new client in (95% or more) while 12 addresses hold tunnel posts whos
   const attackers = ATTACKERS.map((address) => endlessHeaderLines(address, PER_ATTACKER));
   try {
     // 1,440 posts for 1,382 places: all of them opened at least once.
-    await until(() => sum(attackers.map((a) => a.open())) >= 1_000, 15_000);
+    await until(
+      "1,000 of the attackers' posts open",
+      () => sum(attackers.map((a) => a.open())) >= 1_000,
+      { timeoutMs: 15_000 },
+    );
     const answers: Array<number | string> = [];
     // 60 answers: 24 made one episode of two unanswered read as 92%. Those episodes were the
     // cluster's primary out of descriptors under this limit, libuv closing what waited in the

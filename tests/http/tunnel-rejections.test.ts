@@ -136,11 +136,15 @@ describe('413: over SENTRY_TUNNEL_MAX_BYTES', () => {
     const head = textEnvelope(allowed);
     // The second chunk goes out only once the forward to Sentry has begun.
     const body = chunkedBody([head, Buffer.alloc(MAX_BYTES, 0x62)], async (index) => {
-      if (index === 1) await until(() => fake.started() >= 1);
+      if (index === 1)
+        await until(
+          'the fake Sentry to begin receiving the first envelope',
+          () => fake.started() >= 1,
+        );
     });
     expectRejected(await send(at('?o=0&p=1'), { body }), 413, /while streaming/);
     // Sentry saw the request begin and break off, never a complete envelope.
-    await until(() => fake.incomplete() >= 1);
+    await until('the fake Sentry to see an incomplete body', () => fake.incomplete() >= 1);
     await expectNothingElseForwarded();
   });
 

@@ -17,6 +17,7 @@ import { afterEach, expect, it } from 'vitest';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { BUILT_ENTRY, stopChild, testEnv, watchOutput } from '#tests/support/built-server';
 import { withoutTextSeparators } from '#tests/support/html-text';
+import { until } from '#tests/support/wait-for';
 
 const HOLD_WORKER_LISTEN = resolve(import.meta.dirname, '../fixtures/hold-worker-listen.cjs');
 /** A cold start on a busy 2-core machine took up to 30 s. */
@@ -78,9 +79,8 @@ function startCold(port: number, env: Record<string, string>) {
  * can connect to itself (TCP simultaneous open, source port = destination port): not the server.
  */
 async function portAccepts(port: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + START_DEADLINE_MS;
-  for (;;) {
-    const accepted = await new Promise<boolean>((done) => {
+  const accepted = () =>
+    new Promise<boolean>((done) => {
       const socket = connect(port, '127.0.0.1');
       socket.once('connect', () => {
         const self = socket.localPort === socket.remotePort;
@@ -89,10 +89,9 @@ async function portAccepts(port: number, output: () => string): Promise<void> {
       });
       socket.once('error', () => done(false));
     });
-    if (accepted) return;
-    if (Date.now() > deadline) throw new Error(`port ${port} never accepted. Output:\n${output()}`);
-    await new Promise((next) => setTimeout(next, 5));
-  }
+  await until(() => `port ${port} to accept. Output:\n${output()}`, accepted, {
+    timeoutMs: START_DEADLINE_MS,
+  });
 }
 
 /** A page on a connection of its own: with several workers, connections go to each in turn. */

@@ -20,6 +20,7 @@ import { readInbox } from '#tests/support/inbox-database';
 import { generatedTokenIn, postSignIn, sessionCookieOf } from '#tests/support/inbox-sign-in';
 import { rawRequest } from '#tests/support/raw-request';
 import { slowPost } from '#tests/support/slow-client';
+import { until } from '#tests/support/wait-for';
 
 const PER_CLIENT = 4;
 
@@ -214,26 +215,24 @@ async function pollHealth(
   server: BuiltServer,
   holds: (health: Health) => boolean,
 ): Promise<Health> {
-  const deadline = Date.now() + 15_000;
   let last: Health | undefined;
-  let found = false;
+  let found: Health | undefined;
   // Four at a time, each given up after a moment: a request handed to a worker just killed
   // hangs, and a state that lasts half a second must not be missed while one waits.
-  const poller = async (): Promise<Health> => {
-    while (!found) {
-      const now = await health(server, 500).catch(() => undefined);
-      if (now) last = now;
-      if (now && holds(now)) {
-        found = true;
-        return now;
-      }
-      if (Date.now() > deadline) throw new Error(`/health never held: ${JSON.stringify(last)}`);
-    }
-    throw new Error('another poller saw it');
-  };
-  return Promise.any(Array.from({ length: 4 }, poller)).catch((error: AggregateError) => {
-    throw error.errors[0];
-  });
+  const poller = () =>
+    until(
+      () => `/health to hold (last: ${JSON.stringify(last)})`,
+      async () => {
+        if (found) return true;
+        const now = await health(server, 500).catch(() => undefined);
+        if (now) last = now;
+        if (now && holds(now)) found = now;
+        return found !== undefined;
+      },
+      { timeoutMs: 15_000, everyMs: 0 },
+    );
+  await Promise.race(Array.from({ length: 4 }, poller));
+  return found as Health;
 }
 
 describe('two workers, when things go wrong', () => {

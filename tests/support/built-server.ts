@@ -1,5 +1,5 @@
 /**
- * Starts the production build (`.output/server/index.mjs`) on 127.0.0.1 with a free port
+ * Starts the production build (the built server entry) on 127.0.0.1 with a free port
  * and the given environment, for HTTP and browser tests.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

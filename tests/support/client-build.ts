@@ -11,13 +11,13 @@ export const CLIENT_ASSETS_DIR = join(PUBLIC_DIR, '_build/assets');
 export const CLIENT_MAPS_DIR = join(OUTPUT, 'sourcemaps/client');
 
 export interface ClientChunk {
-  /** e.g. `vendor-react-DDq-4j0n.js` */
+  /** The chunk's file name in CLIENT_ASSETS_DIR: its name and content hash, then `.js`. */
   name: string;
   code: string;
 }
 
 export interface ClientMap {
-  /** Relative to CLIENT_MAPS_DIR, e.g. `_build/assets/vendor-react-DDq-4j0n.js.map`. */
+  /** Relative to CLIENT_MAPS_DIR: the chunk's path under the public folder, then `.map`. */
   path: string;
   debugId: string | undefined;
 }

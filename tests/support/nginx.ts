@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stopChild, watchOutput } from './built-server';
 import type { NetworkNamespace } from './network-namespace';
+import { until } from './wait-for';
 
 export const NGINX = '/usr/sbin/nginx';
 
@@ -110,13 +111,19 @@ export async function startNginx(
       return '';
     }
   };
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port, namespace))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stopChild(child, exited);
-      throw new Error(`nginx did not start:\n${output()}\n${errorLog()}`);
-    }
-    await new Promise((wake) => setTimeout(wake, 20));
+  try {
+    // An nginx that exited will never accept: that ends the wait too.
+    await until(
+      'nginx to accept connections',
+      async () => child.exitCode !== null || (await accepts(port, namespace)),
+      { everyMs: 20 },
+    );
+    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}`);
+  } catch (error) {
+    await stopChild(child, exited);
+    throw new Error(
+      `nginx did not start (${(error as Error).message}):\n${output()}\n${errorLog()}`,
+    );
   }
   return {
     url: `http://127.0.0.1:${port}`,

@@ -85,7 +85,11 @@ export async function startWebhookSink(port = 0): Promise<WebhookSink> {
       answer = next;
     },
     waitForPosts: (count, timeoutMs = 20_000) =>
-      waitFor(() => (posts.length >= count ? posts : undefined), timeoutMs),
+      waitFor(
+        () => `${count} webhook posts (${posts.length} so far)`,
+        () => (posts.length >= count ? posts : undefined),
+        { timeoutMs },
+      ),
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of hanging) res.socket?.destroy();

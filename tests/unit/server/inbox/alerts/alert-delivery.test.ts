@@ -66,7 +66,10 @@ describe('the alert sender', () => {
     const { db, hook, sender } = setUp(() => ({ outcome: 'sent' }), clock);
     db.ingest([seededEvent({ type: 'TypeError', message: 'sent once', at: clock.now })], clock.now);
     sender.wake();
-    await until(() => db.alerts.history(1, 10)[0]?.state === 'sent');
+    await until(
+      'the alert to be stored as sent',
+      () => db.alerts.history(1, 10)[0]?.state === 'sent',
+    );
     expect(hook.sent.map((alert) => alert.kind)).toEqual(['new']);
   });
 
@@ -78,13 +81,19 @@ describe('the alert sender', () => {
     );
     db.ingest([seededEvent({ type: 'TypeError', message: 'never', at: clock.now })], clock.now);
     sender.wake();
-    await until(() => db.alerts.history(1, 10)[0]?.reason === 'answered 503');
+    await until(
+      'the alert to be stored as refused with 503',
+      () => db.alerts.history(1, 10)[0]?.reason === 'answered 503',
+    );
     expect(failing.at(-1)).toEqual(['webhook test.example (answered 503)']);
     expect(lines).toEqual([]);
     // A day later, its next attempt is its last.
     clock.now += GIVE_UP_AFTER_MS;
     sender.wake();
-    await until(() => db.alerts.history(1, 10)[0]?.state === 'failed');
+    await until(
+      'the alert to be stored as failed',
+      () => db.alerts.history(1, 10)[0]?.state === 'failed',
+    );
     expect(hook.sent).toHaveLength(2);
     expect(lines).toEqual([
       '[alerts] a new alert to webhook test.example failed: gave up after a day: answered 503',

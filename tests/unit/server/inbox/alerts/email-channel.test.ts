@@ -226,13 +226,13 @@ describe('emailChannel', () => {
     const controller = new AbortController();
 
     const sending = emailChannel(config(silent.port), patient).send(NEW_ISSUE, controller.signal);
-    await until(() => silent.connections() === 1);
+    await until("the silent mail server's connection", () => silent.connections() === 1);
     controller.abort();
 
     expect(await sending).toEqual({
       outcome: 'retry',
       reason: 'cancelled before the server confirmed the message',
     });
-    await until(() => silent.connections() === 0);
+    await until("the silent mail server's connection to close", () => silent.connections() === 0);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EVENT_CAP_SQL,
   type InboxDatabase,
@@ -9,53 +9,24 @@ import {
   MAX_USERS_PER_ISSUE,
   openInboxDatabase,
   type PreparedEnvelope,
-  type PreparedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 import { PAGE_SIZE } from '#app/server/inbox/store/store-cap';
 import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
+import { inboxDatabases, preparedEvents } from '#tests/support/inbox-store';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
-let counter = 0;
-
-function event(overrides: Partial<PreparedEvent> = {}): PreparedEnvelope {
-  counter++;
-  return {
-    event: {
-      eventId: counter.toString(16).padStart(32, '0'),
-      timestamp: NOW,
-      level: 'error',
-      platform: 'javascript',
-      environment: 'production',
-      release: 'app@1.0.0',
-      url: 'http://localhost:3000/sentry-example-page',
-      title: 'TypeError: x is undefined',
-      culprit: 'app/routes/index.tsx in onClick',
-      hashes: ['app-hash-1', 'system-hash-1'],
-      groupingConfig: 'newstyle:2023-01-11',
-      tags: [
-        ['browser', 'Chrome 156'],
-        ['os', 'Linux'],
-      ],
-      payload: '{}',
-      ...overrides,
-    },
-    sessions: [],
-    counts: { event: 1 },
-  };
-}
-
-const opened: InboxDatabase[] = [];
-function open(maxEvents = 1000): { db: InboxDatabase; path: string } {
-  const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
-  const db = openInboxDatabase(path, { maxEvents });
-  opened.push(db);
-  return { db, path };
-}
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
+const event = preparedEvents({
+  timestamp: NOW,
+  url: 'http://localhost:3000/sentry-example-page',
+  hashes: ['app-hash-1', 'system-hash-1'],
+  tags: [
+    ['browser', 'Chrome 156'],
+    ['os', 'Linux'],
+  ],
 });
+const { open, opened } = inboxDatabases('inbox-db-', 1000);
 
 /** One issue's triage, as its page's form asks: whether it changed. */
 const setStatus = (db: InboxDatabase, id: number, action: keyof typeof TRIAGE_ACTIONS) =>

@@ -4,58 +4,32 @@
  * count of matches stays the whole search's; and an issue that arrives at the top meanwhile
  * shifts nothing.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ISSUE_ORDER, ISSUE_SORTS } from '#app/server/inbox/inbox-inputs';
-import {
-  type InboxDatabase,
-  type IssueSort,
-  openInboxDatabase,
-  type PreparedEnvelope,
-} from '#app/server/inbox/store/inbox-database.server';
+import type { InboxDatabase, IssueSort } from '#app/server/inbox/store/inbox-database.server';
+import { inboxDatabases, preparedEvents } from '#tests/support/inbox-store';
 
 const NOW = Date.UTC(2026, 10, 28, 12);
-let counter = 0;
-
-function event(title: string, timestamp: number): PreparedEnvelope {
-  counter++;
-  return {
-    event: {
-      eventId: counter.toString(16).padStart(32, '0'),
-      timestamp,
-      level: title.startsWith('Warn') ? 'warning' : 'error',
-      platform: 'javascript',
-      environment: 'production',
-      release: 'app@1.0.0',
-      url: 'http://localhost:3000/',
-      title,
-      culprit: 'app/routes/index.tsx',
-      hashes: [title],
-      groupingConfig: 'newstyle:2023-01-11',
-      tags: [],
-      payload: '{}',
-    },
-    sessions: [],
-    counts: { event: 1 },
-  };
-}
-
-const opened: InboxDatabase[] = [];
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
+const prepared = preparedEvents({
+  timestamp: NOW,
+  url: 'http://localhost:3000/',
+  culprit: 'app/routes/index.tsx',
 });
+const event = (title: string, timestamp: number) =>
+  prepared({
+    timestamp,
+    title,
+    level: title.startsWith('Warn') ? 'warning' : 'error',
+    hashes: [title],
+  });
+const { open } = inboxDatabases('inbox-keyset-', 1000);
 
 /**
  * Seven issues whose sort values tie in pairs: the same last seen, first seen or count, so only
  * the id tells them apart.
  */
 function seeded(): InboxDatabase {
-  const db = openInboxDatabase(join(mkdtempSync(join(tmpdir(), 'inbox-keyset-')), 'inbox.sqlite'), {
-    maxEvents: 1000,
-  });
-  opened.push(db);
+  const { db } = open();
   const at = (minutes: number) => NOW - minutes * 60_000;
   const plan: Array<[string, number[]]> = [
     ['Error A', [30, 10]],

@@ -8,55 +8,20 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseIssueSearch } from '#app/server/inbox/issue-search';
 import {
   type InboxDatabase,
   openInboxDatabase,
-  type PreparedEnvelope,
-  type PreparedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
 import { searchSqlOf } from '#app/server/inbox/store/issue-search-sql';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
+import { inboxDatabases, preparedEvents } from '#tests/support/inbox-store';
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);
-let counter = 0;
-
-function event(overrides: Partial<PreparedEvent> = {}): PreparedEnvelope {
-  counter++;
-  return {
-    event: {
-      eventId: counter.toString(16).padStart(32, '0'),
-      timestamp: NOW,
-      level: 'error',
-      platform: 'javascript',
-      environment: 'production',
-      release: 'app@1.0.0',
-      url: '',
-      title: 'TypeError: x is undefined',
-      culprit: 'app/routes/index.tsx in onClick',
-      hashes: ['typeerror'],
-      groupingConfig: 'newstyle:2023-01-11',
-      tags: [],
-      payload: '{}',
-      ...overrides,
-    },
-    sessions: [],
-    counts: { event: 1 },
-  };
-}
-
-const opened: InboxDatabase[] = [];
-function open(maxEvents = 1000): { db: InboxDatabase; path: string } {
-  const path = join(mkdtempSync(join(tmpdir(), 'inbox-search-')), 'inbox.sqlite');
-  const db = openInboxDatabase(path, { maxEvents });
-  opened.push(db);
-  return { db, path };
-}
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
-});
+const event = preparedEvents({ timestamp: NOW });
+const { open, opened } = inboxDatabases('inbox-search-', 1000);
 
 const search = (db: InboxDatabase, query: string, extra = {}) =>
   db.listIssues({ sort: 'last-seen', page: 1, pageSize: 50, now: NOW, search: query, ...extra });

@@ -3,59 +3,26 @@
  * do to the events that come after, as `ingest` answers them (the alerts read `regressed`) and
  * as the list shows them.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type InboxDatabase,
-  type IngestOutcome,
-  openInboxDatabase,
-  type PreparedEnvelope,
-  type PreparedEvent,
+import { describe, expect, it } from 'vitest';
+import type {
+  InboxDatabase,
+  IngestOutcome,
+  PreparedEnvelope,
 } from '#app/server/inbox/store/inbox-database.server';
 import { TRIAGE_ACTIONS, type TriageActionName } from '#app/server/inbox/triage';
+import { inboxDatabases, preparedEvents } from '#tests/support/inbox-store';
 
 const MINUTE = 60_000;
 const NOW = Date.UTC(2026, 10, 28, 12, 0);
-let counter = 0;
-
-function event(overrides: Partial<PreparedEvent> = {}): PreparedEnvelope {
-  counter++;
-  return {
-    event: {
-      eventId: counter.toString(16).padStart(32, '0'),
-      timestamp: NOW,
-      level: 'error',
-      platform: 'javascript',
-      environment: 'production',
-      release: 'app@1.0.0',
-      url: 'http://localhost:3000/checkout',
-      title: 'TypeError: x is undefined',
-      culprit: 'app/routes/index.tsx in onClick',
-      hashes: ['hash-1'],
-      groupingConfig: 'newstyle:2023-01-11',
-      tags: [['browser', 'Chrome 156']],
-      userKey: 'id:1',
-      payload: '{}',
-      ...overrides,
-    },
-    sessions: [],
-    counts: { event: 1 },
-  };
-}
-
-const opened: InboxDatabase[] = [];
-function open(maxEvents = 10_000): { db: InboxDatabase; path: string } {
-  const path = join(mkdtempSync(join(tmpdir(), 'inbox-triage-')), 'inbox.sqlite');
-  const db = openInboxDatabase(path, { maxEvents });
-  opened.push(db);
-  return { db, path };
-}
-afterEach(() => {
-  for (const db of opened.splice(0)) db.close();
+const event = preparedEvents({
+  timestamp: NOW,
+  url: 'http://localhost:3000/checkout',
+  hashes: ['hash-1'],
+  tags: [['browser', 'Chrome 156']],
+  userKey: 'id:1',
 });
+const { open } = inboxDatabases('inbox-triage-', 10_000);
 
 const triage = (db: InboxDatabase, ids: number[], action: TriageActionName, now = NOW) =>
   db.triage({ kind: 'ids', ids }, TRIAGE_ACTIONS[action], now);
