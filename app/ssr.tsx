@@ -10,6 +10,12 @@ import {
   withoutEmptyRoutes,
 } from './start-1.120/render-page.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'router-manifest': ReturnType<typeof getRouterManifest>;
+  }
+}
+
 // Every request's router gets the site config computed once at start (no per-request work).
 // Route failures are swapped for their public form (digest only) before Start dehydrates
 // them; the stream handler sets the 500 and records them (see docs/decisions/0200-*.md).

@@ -9,6 +9,12 @@
 import type { Plugin, ViteDevServer } from 'vite';
 import { processShared } from '../app/start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'dev-vite-server': { current?: ViteDevServer };
+  }
+}
+
 export const DEV_ERRORS_PATH = '__dev-errors';
 const HANDLER = '/app/server/failures/dev-failure.server.ts';
 

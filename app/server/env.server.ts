@@ -27,6 +27,12 @@ import {
   trustedProxiesOf,
 } from './security/client-key';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'server-config': ServerConfig;
+  }
+}
+
 const emptyAsUnset = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 

@@ -11,6 +11,12 @@ import { publicConfigOf, type SiteConfig } from '#app/site-config';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { type ServerConfig, serverConfig } from './env.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'site-config': SiteConfig;
+  }
+}
+
 /** Pure: the site config of a server config. */
 export function siteConfigOf(config: ServerConfig): SiteConfig {
   return {

@@ -42,6 +42,15 @@ import { siteConfig } from '#app/server/site-config.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { nonceOnInjectedScripts, scriptNonceTransform } from './script-nonce.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'route-failure-hooks': {
+      installed: WeakSet<AnyRoute>;
+      serialPhaseFailures: WeakSet<PublicServerError>;
+    };
+  }
+}
+
 /**
  * Start's default stream handler (streaming for browsers, the whole page at once for crawlers),
  * plus what it lacks for failures: the failed page answers

@@ -7,6 +7,12 @@
 import cluster from 'node:cluster';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'cluster-worker-link': { linked: boolean; view: ServerHealthMessage | undefined };
+  }
+}
+
 /** Set by the primary for each worker it starts: its number, 1…WEB_CONCURRENCY. */
 export const WORKER_NUMBER_VARIABLE = 'SERVER_WORKER';
 /**

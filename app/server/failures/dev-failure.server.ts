@@ -43,6 +43,12 @@ import {
 } from './dev-failure-view';
 import type { FailureContext } from './record-failure.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'dev-overlay-failures': LRUCache<string, OverlayError>;
+  }
+}
+
 /** Server failures the pages may still ask for; a dev session makes few. */
 const REMEMBERED_FAILURES = 100;
 /** A browser report's body: a message and a stack, never more. */

@@ -13,6 +13,15 @@ import { devFailureEntry } from './dev-failure.server';
 import { reportServerFailure } from './sentry-client.server';
 import { stackWithOriginalNames } from './server-frames.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'sanitised-failures': {
+      originals: WeakMap<PublicServerError, Original>;
+      publicErrors: WeakMap<object, PublicServerError>;
+    };
+  }
+}
+
 /**
  * The one place a server-side failure is handled: digest, one JSON log line, one report.
  * Callers get back a PublicServerError to throw or serialise in place of the original.

@@ -28,6 +28,13 @@ import type { FailureContext } from './record-failure.server';
 import { eventRequestFacts, osContext } from './server-event-context.server';
 import { withOriginalFacts } from './server-frames.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'server-sentry-client': { client: ServerRuntimeClient | undefined };
+    'server-reports-in-flight': { count: number };
+  }
+}
+
 // One client per process: the pages' copy of this module reports, the shutdown plugin's
 // copy flushes (see app/start-1.120/process-shared.server.ts).
 const shared = processShared('server-sentry-client', () => ({

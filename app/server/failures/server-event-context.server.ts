@@ -15,6 +15,12 @@ import { extractQueryParamsFromUrl, type OsContext, type RequestEventData } from
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { serverFunctionIdOf } from '#app/start-1.120/server-function-calls';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'os-context': OsContext;
+  }
+}
+
 export interface FailedRequest {
   method: string;
   /** The request's absolute URL, as the server saw it. */

@@ -22,6 +22,13 @@ import { buildOutputOf } from '#app/server/inbox/source-maps/directory-map-store
 import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/resolve-frame';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'server-frame-index': { index: ChunkIndex | undefined };
+    'server-source-lines': WeakMap<TraceMap, Map<string, SourceLines | null>>;
+  }
+}
+
 interface ChunkIndex {
   /** Absolute source path → where the build has it. */
   bySource: Map<string, SourceInChunk[]>;

@@ -12,6 +12,13 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { processShared } from '../../start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'event-loop-windows': EventLoopWindows;
+    'event-loop-lag': LagMonitor;
+  }
+}
+
 /** One window: a quarter of a second, short enough for load shedding to react within it. */
 export const WINDOW_MS = 250;
 /** The histogram's own timer period; its samples are that period plus the delay on top. */

@@ -16,6 +16,13 @@ import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../../package.json';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'health-signals': HealthSignals;
+    'shutdown-state': { shuttingDown: boolean };
+  }
+}
+
 /**
  * The one front door of /health, for the built server's entry (app/server/node/node-server.server.ts,
  * before anything else) and the SSR router's hook in `vinxi dev`

@@ -1,4 +1,10 @@
 import { processShared } from '../../start-1.120/process-shared.server';
+
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'rate-limited-logs': { warn: RateLimitedLog; error: RateLimitedLog };
+  }
+}
 /**
  * Log lines that a client can cause (a rejected tunnel post, a failed sign-in, a shed page, a
  * refused connection) must not let that client write the disk full: 46,000 rejected posts in

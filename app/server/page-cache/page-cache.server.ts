@@ -28,6 +28,12 @@ import {
   withoutNonce,
 } from './page-cache-policy';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'page-cache': { cache: PageCache | undefined };
+  }
+}
+
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 
@@ -67,7 +73,7 @@ interface PageCache {
 const BROTLI_QUALITY = 5;
 const GZIP_LEVEL = 6;
 
-const state = processShared('page-cache', () => ({ cache: undefined as PageCache | undefined }));
+const state = processShared('page-cache', () => ({ cache: undefined }));
 
 /** The share of the bound that not-found pages may take. */
 const NOT_FOUND_SHARE = 1 / 8;

@@ -10,6 +10,12 @@ import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'stamped-clients': WeakMap<IncomingMessage, string | undefined>;
+  }
+}
+
 /**
  * Who "one client" is, for every per-client limit (connections, the tunnel's receive share,
  * sign-in attempts): an IPv4 address, or an IPv6 /64. One IPv6 subscriber is routinely given a

@@ -7,6 +7,12 @@
 import { randomFillSync } from 'node:crypto';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'csp-nonce-pool': { bytes: Buffer; next: number };
+  }
+}
+
 /** Sent with every response but the tunnel's: no MIME sniffing, no cross-origin referrers, no framing. */
 export function baseSecurityHeaders(hsts: boolean): Array<[string, string]> {
   const headers: Array<[string, string]> = [

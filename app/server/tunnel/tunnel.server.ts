@@ -51,6 +51,12 @@ import {
   type Upstream,
 } from './forward-to-sentry.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    tunnel: TunnelHandler;
+  }
+}
+
 /** The tunnel answers at exactly this path; the router's prefix match also sends /monitoringX and /monitoring/x. */
 export const TUNNEL_PATH = '/monitoring';
 
