@@ -4,6 +4,7 @@
  */
 import type { ClientOptions, ErrorEvent, EventHint, StackFrame } from '@sentry/core';
 import { isNotFound, isRedirect } from '@tanstack/react-router';
+import { LOCAL_INBOX_DSN } from './dsn';
 
 /**
  * Browser noise: what the SDK must not report, each rule a pure predicate (or the pattern
@@ -202,12 +203,6 @@ function hasStack(value: unknown): boolean {
   const stack = Reflect.get(value, 'stack');
   return typeof stack === 'string' && stack.includes('\n');
 }
-
-/**
- * The DSN of local inbox mode (no SENTRY_DSN): the browser reports to it, and the tunnel
- * recognises it and stores envelopes in the local inbox instead of forwarding them.
- */
-export const LOCAL_INBOX_DSN = 'http://localinbox@localhost/1';
 
 /**
  * Whether the router is showing the not-found page. Framework-free on purpose: it reads the

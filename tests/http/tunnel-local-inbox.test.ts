@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { minimalEnvelope } from '#app/monitoring/recorder/minimal-envelope';
 import { SDK_METADATA } from '#app/monitoring/recorder/report';
 import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';

@@ -1,7 +1,7 @@
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
 import { type BrowserTransportFactory, browserOptions } from '#app/monitoring/browser-options';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { errorIntegrations } from '#app/monitoring/sdk-loader';
 import type { PublicConfig } from '#app/site-config';
 

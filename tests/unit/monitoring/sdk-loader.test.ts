@@ -12,7 +12,7 @@ import {
 import { makeFetchTransport } from '@sentry/react';
 import { describe, expect, it } from 'vitest';
 import { browserOptions } from '#app/monitoring/browser-options';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import {
   DeliveryDeferred,
   deferringTransport,
