@@ -18,6 +18,7 @@ import type { Recorded, Recorder } from './recorder/recorder';
 import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
 import type { PageView } from './sdk-loader';
 import { loadUntilLoaded } from './sdk-retries';
+import type { PageLoadRouter } from './tracing';
 
 /**
  * The page's monitoring, started by app/client.tsx: it waits for hydration, names the page load's
@@ -242,41 +243,6 @@ export function whenPageHydrated(
     });
   });
   return shellCommitted.then(() => (routeContentFollowsShell(router) ? routeRendered : undefined));
-}
-
-/**
- * Whether the router still shows the route the page was loaded on. Tracing starts after
- * hydration, and the TanStack Router integration names the page load after the route the router
- * shows *then*: after a quick navigation (before the late chunk arrived) that would be the next
- * page's name on the first page's load, so late-monitoring.ts leaves that page load out.
- * Framework-free through a structural type, like router-not-found.ts, to be unit tested.
- */
-
-export interface RouterLocation {
-  pathname: string;
-  search: unknown;
-}
-
-export interface PageLoadRouter {
-  state: { location: RouterLocation };
-  matchRoutes(
-    pathname: string,
-    search: unknown,
-    options: { preload: boolean; throwOnError: boolean },
-  ): ReadonlyArray<{ routeId: string }>;
-}
-
-/** The route a page load is named after: the last match, as the integration picks it. */
-export function routeIdOf(router: PageLoadRouter, location: RouterLocation): string | undefined {
-  const matches = router.matchRoutes(location.pathname, location.search, {
-    preload: false,
-    throwOnError: false,
-  });
-  return matches.at(-1)?.routeId;
-}
-
-export function showsPageLoadRoute(router: PageLoadRouter, pageLoad: RouterLocation): boolean {
-  return routeIdOf(router, pageLoad) === routeIdOf(router, router.state.location);
 }
 
 /**

@@ -15,11 +15,6 @@ import {
   type SegmentSummary,
   showsNotFound,
 } from './filters';
-import {
-  type PageLoadRouter,
-  type RouterLocation,
-  showsPageLoadRoute,
-} from './start-browser-monitoring';
 
 /**
  * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
@@ -142,4 +137,39 @@ export function removeSegmentSpans(envelope: Envelope, segmentIds: ReadonlySet<s
 function segmentIdOf(attributes: Record<string, unknown> | undefined): string {
   const value = plainValue(attributes?.[SEGMENT_ID]);
   return typeof value === 'string' ? value : '';
+}
+
+/** Where the router is: the pathname and search of a location. */
+export interface RouterLocation {
+  pathname: string;
+  search: unknown;
+}
+
+/** The router as `showsPageLoadRoute` reads it: a structural type, to be unit tested. */
+export interface PageLoadRouter {
+  state: { location: RouterLocation };
+  matchRoutes(
+    pathname: string,
+    search: unknown,
+    options: { preload: boolean; throwOnError: boolean },
+  ): ReadonlyArray<{ routeId: string }>;
+}
+
+/** The route a page load is named after: the last match, as the integration picks it. */
+export function routeIdOf(router: PageLoadRouter, location: RouterLocation): string | undefined {
+  const matches = router.matchRoutes(location.pathname, location.search, {
+    preload: false,
+    throwOnError: false,
+  });
+  return matches.at(-1)?.routeId;
+}
+
+/**
+ * Whether the router still shows the route the page was loaded on. Tracing starts after
+ * hydration, and the TanStack Router integration names the page load after the route the router
+ * shows *then*: after a quick navigation (before this chunk arrived) that would be the next
+ * page's name on the first page's load, so `startTracing` leaves that page load out.
+ */
+export function showsPageLoadRoute(router: PageLoadRouter, pageLoad: RouterLocation): boolean {
+  return routeIdOf(router, pageLoad) === routeIdOf(router, router.state.location);
 }

@@ -15,18 +15,14 @@ import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import {
   describeViolation,
   MAX_CSP_REPORTS_PER_PAGE,
-  type PageLoadRouter,
   type PageSession,
   pageSession,
   type RenderedRouter,
   type RootMatchState,
-  type RouterLocation,
   reportCspViolations,
   routeContentFollowsShell,
-  routeIdOf,
   sessionAfter,
   sessionEnvelope,
-  showsPageLoadRoute,
   whenPageHydrated,
 } from '#app/monitoring/start-browser-monitoring';
 import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
@@ -122,47 +118,6 @@ describe('whenPageHydrated', () => {
   it('is done with the shell when the shell is the whole page', async () => {
     const router = fakeRouter([{ ...ok, globalNotFound: true }]);
     expect(await settled(whenPageHydrated(router, Promise.resolve()))).toBe(true);
-  });
-});
-
-/** Matches as Router 1.120 does for these paths: the root, then the route (if any). */
-const ROUTES: Record<string, string[]> = {
-  '/': ['__root__', '/'],
-  '/about': ['__root__', '/about'],
-  '/about/': ['__root__', '/about'],
-  '/errors/abc': ['__root__', '/errors/$eventId'],
-  '/errors/def': ['__root__', '/errors/$eventId'],
-  '/nowhere': ['__root__'],
-};
-
-const at = (pathname: string): RouterLocation => ({ pathname, search: {} });
-
-function routerAt(pathname: string): PageLoadRouter {
-  return {
-    state: { location: at(pathname) },
-    matchRoutes: (path) => (ROUTES[path] ?? []).map((routeId) => ({ routeId })),
-  };
-}
-
-describe('routeIdOf', () => {
-  it.each([
-    ['/about', '/about'],
-    ['/errors/abc', '/errors/$eventId'],
-    ['/nowhere', '__root__'],
-  ])('%s is named %s', (path, routeId) => {
-    expect(routeIdOf(routerAt('/'), at(path))).toBe(routeId);
-  });
-});
-
-describe('showsPageLoadRoute', () => {
-  it.each([
-    ['the same page', '/about', '/about', true],
-    ['the URL normalised to the same route', '/about/', '/about', true],
-    ['another page of the same route', '/errors/abc', '/errors/def', true],
-    ['a page of another route', '/', '/about', false],
-    ['the not-found page, then a route', '/nowhere', '/', false],
-  ])('%s: loaded %s, now %s -> %s', (_case, loaded, now, shows) => {
-    expect(showsPageLoadRoute(routerAt(now), at(loaded))).toBe(shows);
   });
 });
 
