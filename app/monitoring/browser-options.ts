@@ -21,7 +21,7 @@ import {
   RESIZE_OBSERVER_LOOP_NOTICES,
 } from './filters';
 import { limitStackFrames, markInAppFrames } from './in-app';
-import { REPORT_QUEUE_SIZE } from './recorder/recorder';
+import { REPORT_QUEUE_SIZE } from './recorder/report-store';
 
 /** How the browser SDK makes its transport (its options type is not exported). */
 export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
