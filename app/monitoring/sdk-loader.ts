@@ -48,8 +48,7 @@ import { version as reactVersion } from 'react';
 import type { PublicConfig } from '#app/site-config';
 import { type BrowserTransportFactory, browserOptions } from './browser-options';
 import { isDetailedScriptError } from './filters';
-import type { Recorded, Recorder, ReportReceiver } from './recorder/recorder';
-import type { Report } from './recorder/report';
+import type { Recorded, Recorder, Report, ReportReceiver } from './recorder/recorder';
 import type { PageSession } from './start-browser-monitoring';
 
 /**

@@ -15,7 +15,7 @@ import {
 } from './filters';
 import { type EnvelopeContext, minimalEvent } from './recorder/minimal-envelope';
 import type { Recorded, Recorder } from './recorder/recorder';
-import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
+import { type Report, randomEventId, type SdkMetadata } from './recorder/recorder';
 import type { PageView } from './sdk-loader';
 import { loadUntilLoaded } from './sdk-retries';
 import type { PageLoadRouter } from './tracing';

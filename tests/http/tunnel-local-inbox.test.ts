@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { minimalEnvelope } from '#app/monitoring/recorder/minimal-envelope';
-import { SDK_METADATA } from '#app/monitoring/recorder/report';
+import { SDK_METADATA } from '#app/monitoring/recorder/recorder';
 import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';

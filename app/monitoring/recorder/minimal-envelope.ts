@@ -8,7 +8,7 @@
  * Part of the inline recorder (recorder.ts).
  */
 import { isInAppFrame, MAX_STACK_FRAMES } from '../in-app';
-import type { Report, SdkMetadata } from './report';
+import type { Report, SdkMetadata } from './recorder';
 
 /** What an envelope says besides the report: the site config's monitoring part, and the browser. */
 export interface EnvelopeContext {

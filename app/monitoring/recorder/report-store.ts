@@ -10,7 +10,7 @@
  * the log is never sent again, wherever it is still stored.
  * Part of the inline recorder (recorder.ts): the recorder opens it as it starts.
  */
-import type { Report } from './report';
+import type { Report } from './recorder';
 
 /**
  * As many reports as the SDK's transport queue and offline store hold (browser-options.ts): 64,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Report } from '#app/monitoring/recorder/report';
+import type { Report } from '#app/monitoring/recorder/recorder';
 import {
   fitsInStore,
   MAX_STORED_BYTES,

@@ -10,7 +10,7 @@ import {
   ONUNHANDLEDREJECTION,
   type Report,
   SDK_METADATA,
-} from '#app/monitoring/recorder/report';
+} from '#app/monitoring/recorder/recorder';
 import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import {
   describeViolation,
