@@ -12,7 +12,7 @@ import {
 import type { ReactNode } from 'react';
 import { ErrorFallback, NotFound } from '#app/components/ErrorFallback';
 import { InboxNavLink } from '#app/components/InboxNavLink';
-import recorderScript from '#app/monitoring/recorder/recorder-script.ts?inline-script';
+import recorderScript from '#app/monitoring/recorder/recorder.ts?inline-script';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
 import { pageTitle, type RouterContext, SiteConfigScript, useSiteConfig } from '#app/site-config';
 import appCss from '#app/styles/app.css?url';

@@ -142,8 +142,18 @@ export const SDK_METADATA: SdkMetadata = { name: 'sentry.javascript.react', vers
 export const RECORDER_GLOBAL = '__monitoringRecorder';
 
 /**
+ * The inline script: build/inline-scripts.ts bundles a call of this function, with what it
+ * imports, into the string app/routes/__root.tsx renders first in the document head. Starts the
+ * recorder once per page, also if `vinxi dev` runs the head's script again.
+ */
+export default function installRecorder(): void {
+  if (!Reflect.has(window, RECORDER_GLOBAL))
+    Reflect.set(window, RECORDER_GLOBAL, startRecorder(window));
+}
+
+/**
  * The page's recorder, as the app's bundle reaches it: the inline script in the head started it
- * before any module (./recorder-script.ts) and left it on `window`. Never on the server.
+ * before any module (`installRecorder`) and left it on `window`. Never on the server.
  */
 export function pageRecorder(): Recorder | undefined {
   return typeof window === 'undefined' ? undefined : Reflect.get(window, RECORDER_GLOBAL);
