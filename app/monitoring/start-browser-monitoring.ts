@@ -5,7 +5,6 @@
  */
 import type { ErrorEvent } from '@sentry/core';
 import type { PublicConfig } from '#app/site-config';
-import type { TracedRouter } from './browser-options';
 import { isDsn, parseDsn } from './dsn';
 import {
   isExtensionUrl,
@@ -16,7 +15,7 @@ import {
 import { type EnvelopeContext, minimalEvent } from './recorder/minimal-envelope';
 import type { Recorded, Recorder } from './recorder/recorder';
 import { type Report, randomEventId, type SdkMetadata } from './recorder/recorder';
-import type { PageView } from './sdk-loader';
+import type { PageView, TracedRouter } from './sdk-loader';
 import { loadUntilLoaded } from './sdk-retries';
 import type { PageLoadRouter } from './tracing';
 

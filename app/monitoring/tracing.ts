@@ -6,7 +6,6 @@
 import type { Envelope, Integration, StreamedSpanJSON } from '@sentry/core';
 import { addIntegration, tanstackRouterBrowserTracingIntegration } from '@sentry/react';
 import { withServerRenderedOrigin } from '#app/start-1.120/navigation-origin';
-import type { TracedRouter } from './browser-options';
 import {
   isUnwantedRouterSegment,
   NOT_FOUND_SEGMENT_ATTRIBUTE,
@@ -15,6 +14,7 @@ import {
   type SegmentSummary,
   showsNotFound,
 } from './filters';
+import type { TracedRouter } from './sdk-loader';
 
 /**
  * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
