@@ -1,10 +1,19 @@
 /**
- * Tracing, loaded beside the SDK only for a page view that is traced: the router integration
- * and the segments it drops (aborted or not-found navigations).
+ * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
+ * build/client-chunks.ts), loaded after hydration and only for a page view that is traced
+ * (decision 0950): the router integration and the segments it drops (aborted or not-found
+ * navigations). Only start-browser-monitoring.ts imports it, with `import()`, beside
+ * sdk-loader.ts. See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ *
+ * Spotlight's browser half (development only) lives here too: the SDK's integration needs a
+ * module of the `sentry-tracing` chunk (decision 0930), so it loads with this chunk, never with
+ * the SDK's own.
  */
 
+import { spotlightBrowserIntegration } from '@sentry/browser';
 import type { Envelope, Integration, StreamedSpanJSON } from '@sentry/core';
 import { addIntegration, tanstackRouterBrowserTracingIntegration } from '@sentry/react';
+import type { PublicConfig } from '#app/site-config';
 import { withServerRenderedOrigin } from '#app/start-1.120/navigation-origin';
 import {
   isUnwantedRouterSegment,
@@ -17,11 +26,16 @@ import {
 import type { TracedRouter } from './sdk-loader';
 
 /**
- * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
- * build/client-chunks.ts), loaded after hydration and only for a page view that is traced
- * (decision 0950). Only start-browser-monitoring.ts imports it, with `import()`, beside
- * sdk-loader.ts. See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ * Spotlight (SENTRY_SPOTLIGHT, development only): the SDK's own integration, which posts a copy
+ * of every envelope to the sidecar. The server puts the sidecar's URL into the public config only
+ * when Spotlight is on, never in production. Started with the SDK (`startSentry`'s
+ * `beforeHandOver`), before the recorder's reports are replayed, so those are copied too.
  */
+export function startSpotlight(config: PublicConfig): void {
+  if (config.spotlight)
+    addIntegration(spotlightBrowserIntegration({ sidecarUrl: config.spotlight }));
+}
+
 /**
  * Starts tracing in the running client. Added late, the TanStack Router integration still starts
  * the page-load span at the navigation's start (`browserPerformanceTimeOrigin()`), named after

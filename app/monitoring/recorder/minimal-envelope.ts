@@ -17,7 +17,7 @@ export interface EnvelopeContext {
   release: string;
   userAgent: string;
   sentAt: Date;
-  /** The SDK's name and version (sdk-metadata.ts), as if it had sent the envelope. */
+  /** The SDK's name and version (`SDK_METADATA`), as if it had sent the envelope. */
   sdk: SdkMetadata;
 }
 

@@ -179,7 +179,7 @@ export interface ReportReceiver {
 
 /** What the app's bundle gives the recorder when it starts. */
 export interface AppHooks {
-  /** Whether a report is worth keeping: the SDK's noise rules (report-noise.ts). */
+  /** Whether a report is worth keeping: the SDK's noise rules (`isWorthSending`). */
   keep(recorded: Recorded): boolean;
   /**
    * Runs as reports leave without the SDK (the session's update): before they go by beacon as

@@ -13,7 +13,7 @@
 import type { Report } from './recorder';
 
 /**
- * As many reports as the SDK's transport queue and offline store hold (browser-options.ts): 64,
+ * As many reports as the SDK's transport queue and offline store hold (`browserOptions`): 64,
  * above the browser SDK's 40, so that a burst of errors is not cut short.
  */
 export const REPORT_QUEUE_SIZE = 64;
