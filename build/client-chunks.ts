@@ -10,7 +10,7 @@
  * traced. Decisions: docs/decisions/0830-*.md, 0910-*.md, 0950-*.md.
  */
 
-/** Package name → chunk, first match wins. */
+// Package name → chunk, first match wins.
 const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
   // React with what only React uses: its scheduler and the external-store shim.
   [/^(react|react-dom|scheduler|use-sync-external-store)$/, 'vendor-react'],

@@ -80,7 +80,7 @@ export async function waitForSentryClient(page: Page): Promise<void> {
 }
 
 /**
- * Waits until tracing has started: it loads after hydration (app/monitoring/late-monitoring.ts),
+ * Waits until tracing has started: it loads after hydration (app/monitoring/tracing.ts),
  * so a page load span exists only from then on.
  */
 export async function waitForTracing(page: Page): Promise<void> {
