@@ -16,8 +16,8 @@ import { clientChunks } from '#tests/support/client-build';
 const SDK_MARKERS = [
   // The integration behind window.onerror: the early recorder only names its mechanism.
   'GlobalHandlers',
-  // The offline store creating its IndexedDB store: the page's own look (offline-store.ts)
-  // never creates one.
+  // The offline store creating its IndexedDB store: the page's own look
+  // (`offlineStoreHasEnvelopes` in start-browser-monitoring.ts) never creates one.
   'createObjectStore',
 ];
 
@@ -48,7 +48,7 @@ function chunksNamedIn(html: string): string[] {
   return [...new Set(named)];
 }
 
-/** The chunks a chunk imports statically (`import … from "./x.js"`, `import "./x.js"`), not `import()`. */
+/** The chunks a chunk imports statically (`import … from` or a bare `import` of one), not `import()`. */
 function staticImportsOf(code: string): string[] {
   return [...code.matchAll(/\b(?:import|export)(?!\s*\()[^"';]*?["']\.\/([\w.-]+\.js)["']/g)].map(
     (match) => `/_build/assets/${match[1]}`,
