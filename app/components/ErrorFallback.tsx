@@ -89,7 +89,7 @@ function reportOnce(error: unknown): void {
  * recorder, which hands it to the SDK now or once it has loaded (decisions 0910, 0510). Returns the
  * event id. Never throws: it runs inside an error component.
  */
-export function reportClientError(error: unknown): string | undefined {
+function reportClientError(error: unknown): string | undefined {
   try {
     return pageRecorder()?.captureException(error, {
       // As @sentry/react's own ErrorBoundary marks it: a fallback was shown, so it was handled.
