@@ -1,7 +1,9 @@
+/**
+ * The app's router, the same on both sides: its options (the fallbacks, search params as plain
+ * strings) and what a route may tell the page cache.
+ */
 import { createRouter as createTanStackRouter } from '@tanstack/react-router';
 import { ErrorFallback, NotFound } from './components/ErrorFallback';
-
-import { parsePlainSearch, stringifyPlainSearch } from './plain-search';
 import { routeTree } from './routeTree.gen';
 import type { PageCacheOptIn } from './server/page-cache/page-cache-policy';
 import type { SiteConfig } from './site-config';
@@ -33,4 +35,37 @@ declare module '@tanstack/react-router' {
     /** The root's only: the not-found page is the same for every visitor. */
     notFoundPageCache?: PageCacheOptIn;
   }
+}
+
+/**
+ * Search params as plain strings, as an HTML form sends them. The router's default reads each
+ * value as JSON, so a release "1.10" typed into the /errors filter form arrived as the number
+ * 1.1, and an event id of 32 digits as a float; and its links wrote strings that look like JSON
+ * in quotes (`?release=%221.10%22`), which a form never sends. Here every value stays the text
+ * in the URL (a repeated key gives its values in order) and each route's valibot schema says
+ * what the text must be. Pure.
+ */
+export type PlainSearch = Record<string, string | string[]>;
+
+export function parsePlainSearch(searchStr: string): PlainSearch {
+  const search: PlainSearch = {};
+  for (const [key, value] of new URLSearchParams(searchStr)) {
+    const before = search[key];
+    search[key] =
+      before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
+  return search;
+}
+
+/** Strings as they are, numbers and booleans as text, lists as repeated keys; undefined left out. */
+export function stringifyPlainSearch(search: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(search)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item === undefined || item === null) continue;
+      params.append(key, typeof item === 'object' ? JSON.stringify(item) : String(item));
+    }
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
 }

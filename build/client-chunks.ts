@@ -10,7 +10,7 @@
  * traced. Decisions: docs/decisions/0830-*.md, 0910-*.md, 0950-*.md.
  */
 
-/** Package name → chunk, first match wins. */
+// Package name → chunk, first match wins.
 const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
   // React with what only React uses: its scheduler and the external-store shim.
   [/^(react|react-dom|scheduler|use-sync-external-store)$/, 'vendor-react'],
@@ -29,8 +29,8 @@ const VENDOR_CHUNKS: ReadonlyArray<readonly [RegExp, string]> = [
  */
 const SENTRY_TRACING_MODULES: readonly RegExp[] = [
   /\/@sentry\/react\/build\/esm\/tanstackrouter\.js$/,
-  // integrations/spotlight.js: with the SDK after hydration (app/monitoring/spotlight.ts); it
-  // needs conventions/op below.
+  // The SDK's Spotlight integration: loaded with app/monitoring/tracing.ts in development; it
+  // needs the conventions' op module below.
   /\/@sentry\/browser\/build\/npm\/esm\/(prod|dev)\/(tracing\/.*|integrations\/(webVitals|spotlight)\.js)$/,
   /\/@sentry\/browser-utils\/build\/esm\/(performance\/.*|web-vitals\/(?!utils\.js$).*|instrumentation\/(performanceObserver|location)\.js|isBotUserAgent\.js|networkUtils\.js)$/,
   /\/@sentry\/core\/build\/esm\/(fetch|integrations\/spanStreaming|utils\/(traceData|tracePropagationTargets|lru)|tracing\/(idleSpan|sentrySpan|trace|sampling|measurement|logSpans|errors|segmentSpanCaptureStrategy|browserSpanApi|spans\/(spanBuffer|estimateSize|spanNames)))\.js$/,

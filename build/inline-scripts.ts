@@ -1,10 +1,12 @@
 /**
- * `import code from './x.ts?inline-script'`: the module `x.ts`, bundled and minified into one
- * classic script, as a string the server renders inline into the page (the recorder in the
- * document head, app/monitoring/recorder/). Code written and checked as TypeScript like the rest,
- * never a hand-kept string; esbuild, which vite brings, does the work.
+ * `import code from '<module>.ts?inline-script'`: a script that calls the module's default
+ * export, bundled with what it imports and minified into one classic script, as a string the
+ * server renders inline into the page (the recorder in the document head,
+ * app/monitoring/recorder/recorder.ts). The module itself runs nothing when imported, so the
+ * app's bundle and the tests import it like any other. Code written and checked as TypeScript
+ * like the rest, never a hand-kept string; esbuild, which vite brings, does the work.
  */
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { Plugin } from 'vite';
 
@@ -22,7 +24,11 @@ export function inlineScripts(): Plugin {
       if (!id.endsWith(SUFFIX)) return undefined;
       const entry = id.slice(0, -SUFFIX.length);
       const result = await build({
-        entryPoints: [entry],
+        stdin: {
+          contents: `import run from ${JSON.stringify(entry)};\nrun();`,
+          resolveDir: dirname(entry),
+          loader: 'ts',
+        },
         bundle: true,
         minify: true,
         format: 'iife',
@@ -35,7 +41,9 @@ export function inlineScripts(): Plugin {
       });
       // `vinxi dev` rebuilds the string when one of the script's modules changes. Absolute: vite
       // resolves a watched file like an import, and esbuild's paths are relative to the cwd.
-      for (const input of Object.keys(result.metafile.inputs)) this.addWatchFile(resolve(input));
+      for (const input of Object.keys(result.metafile.inputs)) {
+        if (input !== '<stdin>') this.addWatchFile(resolve(input));
+      }
       const code = result.outputFiles[0]?.text ?? '';
       return `export default ${JSON.stringify(scriptElementText(code))};`;
     },

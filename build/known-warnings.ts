@@ -1,10 +1,9 @@
 /**
  * Build warnings about the framework's own code, which no user of this app can act on: each is
  * matched exactly (plugin or code, and the module it names), so any other warning still shows.
- * A build that prints only what needs attention is one whose warnings get read.
+ * A build that prints only what needs attention is one whose warnings get read. `BuildWarning`
+ * holds the fields of a rollup warning read here.
  */
-
-/** The fields of a rollup warning read here. */
 export interface BuildWarning {
   code?: string;
   plugin?: string;

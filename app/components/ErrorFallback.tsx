@@ -6,12 +6,13 @@
 import { type ErrorComponentProps, Link, useRouter } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { describeFailure, serverRenderDigestIn } from '#app/monitoring/failure-view';
-import { reportClientError } from '#app/monitoring/report-client-error';
+import { pageRecorder } from '#app/monitoring/recorder/recorder';
 
 /**
  * The root error boundary's fallback (root route's errorComponent and the router's
  * defaultErrorComponent). Says which side failed and the digest, never the error's own text:
- * in development that is shown over it, in vite's overlay (#app/monitoring/dev-overlay). Must never throw: whatever was thrown is read through describeFailure.
+ * in development that is shown over it, in vite's overlay (app/monitoring/dev-overlay.ts). Must
+ * never throw: whatever was thrown is read through describeFailure.
  */
 export function ErrorFallback(props: ErrorComponentProps) {
   return <ErrorFallbackView {...props} />;
@@ -79,6 +80,26 @@ function reportOnce(error: unknown): void {
     reported.add(error);
   }
   reportClientError(error);
+}
+
+/**
+ * Reports an error that a React error boundary caught, exactly once: React 19 hands caught
+ * errors to `onCaughtError`, which this app leaves at React's default (console.error), and the
+ * router's CatchBoundary reports nothing itself (docs/decisions/0403). Through the page's
+ * recorder, which hands it to the SDK now or once it has loaded (decisions 0910, 0510). Returns the
+ * event id. Never throws: it runs inside an error component.
+ */
+function reportClientError(error: unknown): string | undefined {
+  try {
+    return pageRecorder()?.captureException(error, {
+      // As @sentry/react's own ErrorBoundary marks it: a fallback was shown, so it was handled.
+      type: 'auto.function.react.error_boundary',
+      handled: true,
+    });
+  } catch {
+    // Nothing left to do: reporting must not break the fallback.
+    return undefined;
+  }
 }
 
 export function NotFound() {

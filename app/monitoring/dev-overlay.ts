@@ -9,7 +9,7 @@
  * (tests/http/page-failures.test.ts checks every client chunk).
  */
 import { readDigest } from './failure-view';
-import { thrownFacts } from './recorder/report';
+import { thrownFacts } from './recorder/recorder';
 
 /** Served by the client router's vite server (build/dev-overlay.ts). */
 const ENDPOINT = '/_build/__dev-errors';

@@ -1,5 +1,6 @@
 /**
- * Sentry DSNs, shared by the browser (tunnel URL) and the server (tunnel allow-list).
+ * Sentry DSNs, shared by the browser (tunnel URL) and the server (tunnel allow-list), and the
+ * local inbox's own DSN, which both sides recognise.
  * A DSN looks like `https://<public key>@o<org>.ingest.<region>.sentry.io[:port][/path]/<project>`.
  * Framework-free on purpose: plain functions over strings.
  * Not @sentry/core's makeDsn on the server: it prints a string it cannot parse to the console (the
@@ -24,6 +25,12 @@ export interface TunnelTarget {
   p: string;
   r?: string;
 }
+
+/**
+ * The DSN of local inbox mode (no SENTRY_DSN): the browser reports to it, and the tunnel
+ * recognises it and stores envelopes in the local inbox instead of forwarding them.
+ */
+export const LOCAL_INBOX_DSN = 'http://localinbox@localhost/1';
 
 const PROJECT_ID = /^\d{1,20}$/;
 

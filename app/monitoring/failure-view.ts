@@ -1,12 +1,9 @@
 /**
- * What a failure looks like to the user, on both sides: the generic message, and the digest
- * the server rendered into the page, read back in the browser.
- */
-
-/**
- * What the error fallback may say about an error. Shared by server and browser, framework-free.
- * A server-side failure reaches the browser as an error carrying only a `digest` (see
- * app/server/failures/record-failure.server.ts); anything else is a client-side failure.
+ * What a failure looks like to the user, on both sides: what the error fallback may say about an
+ * error (the generic message), and the digest the server rendered into the page, read back in the
+ * browser. Shared by server and browser, framework-free. A server-side failure reaches the
+ * browser as an error carrying only a `digest` (see app/server/failures/record-failure.server.ts);
+ * anything else is a client-side failure.
  */
 
 export const CLIENT_FAILURE_MESSAGE =
@@ -26,7 +23,7 @@ export interface FailureView {
 /**
  * Never throws, whatever was thrown (a string, null, an object without message, a Proxy…).
  * `serverRenderDigest`: the digest of a server render failure that the browser is rendering
- * again (see server-render-digest.ts); an error without a digest of its own is that failure.
+ * again (see `serverRenderDigestIn` below); an error without a digest of its own is that failure.
  */
 export function describeFailure(error: unknown, serverRenderDigest?: string): FailureView {
   const digest = safely(() => readDigest(error)) ?? serverRenderDigest;

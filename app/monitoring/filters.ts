@@ -1,15 +1,15 @@
 /**
- * Which browser errors are noise and dropped before sending: pure functions over Sentry's event
- * types (redirects and not-found are control flow, the local inbox's DSN, the router's not-found).
+ * Browser noise: what the SDK must not report, each rule a pure predicate over Sentry's event
+ * types (or the pattern list a predicate is made of) so it can be tested without a browser:
+ * opaque "Script error.", ResizeObserver notices, extension frames, the router's redirects and
+ * not-found (control flow), errors on the local inbox's own pages, and unwanted router segments.
+ * `browserOptions` (sdk-loader.ts) wires them into the SDK's own options;
+ * docs/decisions/0400-browser-noise-filters.md says why.
  */
 import type { ClientOptions, ErrorEvent, EventHint, StackFrame } from '@sentry/core';
 import { isNotFound, isRedirect } from '@tanstack/react-router';
+import { LOCAL_INBOX_DSN } from './dsn';
 
-/**
- * Browser noise: what the SDK must not report, each rule a pure predicate (or the pattern
- * list a predicate is made of) so it can be tested without a browser. browser-options.ts
- * wires them into the SDK's own options; docs/decisions/0400-browser-noise-filters.md says why.
- */
 // --- "Script error." -------------------------------------------------------------------------
 
 const SCRIPT_ERROR = /^Script error\.?$/;
@@ -24,7 +24,7 @@ export function isOpaqueScriptError(event: ErrorEvent, hint: EventHint = {}): bo
 
 /**
  * A "Script error." that says where it happened: reported like any error, although the SDK's
- * default inbound filter drops every "Script error." (script-error-filter.ts lets it through).
+ * default inbound filter drops every "Script error." (sdk-loader.ts's `eventFiltersReportingDetailedScriptErrors` lets it through).
  */
 export function isDetailedScriptError(event: ErrorEvent, hint: EventHint = {}): boolean {
   return isScriptError(event) && hasScriptErrorDetail(event, hint);
@@ -163,7 +163,7 @@ export function isIncompleteRouterSegment(segment: SegmentSummary): boolean {
   return typeof reason !== 'string' || !SETTLED_FINISH_REASONS.includes(reason);
 }
 
-/** Marked by drop-segments.ts on a router segment that ended on the not-found page. */
+/** Marked by tracing.ts's `dropSegmentsIntegration` on a router segment that ended on the not-found page. */
 export const NOT_FOUND_SEGMENT_ATTRIBUTE = 'app.not_found';
 
 /**
@@ -203,11 +203,16 @@ function hasStack(value: unknown): boolean {
   return typeof stack === 'string' && stack.includes('\n');
 }
 
-/**
- * The DSN of local inbox mode (no SENTRY_DSN): the browser reports to it, and the tunnel
- * recognises it and stores envelopes in the local inbox instead of forwarding them.
- */
-export const LOCAL_INBOX_DSN = 'http://localinbox@localhost/1';
+/** A route match as the not-found rule reads it. */
+export interface RouteMatchState {
+  status?: string;
+  globalNotFound?: boolean;
+}
+
+/** The router as the segment filter reads it: its matches. */
+export interface RouterMatchesSource {
+  state: { matches: ReadonlyArray<RouteMatchState> };
+}
 
 /**
  * Whether the router is showing the not-found page. Framework-free on purpose: it reads the
@@ -218,16 +223,6 @@ export const LOCAL_INBOX_DSN = 'http://localinbox@localhost/1';
  * - `globalNotFound`: the path matched only a prefix of the route tree (`/about/nope`).
  * The tracing integration still names such page loads after the last route that matched.
  */
-
-export interface RouteMatchState {
-  status?: string;
-  globalNotFound?: boolean;
-}
-
-export interface RouterMatchesSource {
-  state: { matches: ReadonlyArray<RouteMatchState> };
-}
-
 export function showsNotFound(matches: ReadonlyArray<RouteMatchState>): boolean {
   return matches.some((match) => match.status === 'notFound' || match.globalNotFound === true);
 }

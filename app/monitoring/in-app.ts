@@ -3,15 +3,14 @@
  * the in-app rule by chunk name, the one 50-frame limit and the one message length, shared by
  * the recorder, the SDK and the local inbox. Tiny and browser-safe: the recorder's inline script
  * bundles it.
- */
-import type { StackParser } from '@sentry/core';
-
-/**
- * Which browser frames are our own code. The browser SDK calls every frame in-app; Sentry
+ *
+ * The in-app rule: the browser SDK calls every frame in-app, and Sentry
  * groups an error by its in-app frames, so React's or the router's frames would split or merge
  * issues that our code decides. The build puts all library code into chunks named for it
  * (build/client-chunks.ts), so a frame's chunk name says whose code it is.
  */
+import type { StackParser } from '@sentry/core';
+
 /**
  * Chunks holding only library code: the shared chunks build/client-chunks.ts names (react,
  * @sentry before and after hydration, @tanstack, other packages), and vite's empty stand-in for

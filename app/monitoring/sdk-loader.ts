@@ -1,7 +1,13 @@
 /**
- * The Sentry SDK, loaded after hydration only when a page needs it (decisions 0910, 0950, 0510):
- * the client and its options, the adopted page session, the offline delivery transport and the
- * filter for opaque "Script error." events. Everything here lives in the lazily loaded chunk.
+ * The Sentry SDK, loaded once the page has hydrated and needs it: the page view is traced, there
+ * is something to report (caught on this page, or left by an earlier one), or the SDK's offline
+ * store holds envelopes (decisions 0910, 0950, 0510). Starts the client, continuing the session
+ * the page started, and takes over from the recorder (recorder/recorder.ts): the SDK builds each
+ * report's event with its own code, from the original error where the page still has it and from
+ * the recorded facts otherwise, with the report's id, time and page. Only
+ * start-browser-monitoring.ts imports it, with `import()`: everything here, the client's options,
+ * the adopted page session, the offline delivery transport and the filter for opaque
+ * "Script error." events, lives in the lazily loaded chunk.
  */
 import {
   BrowserClient,
@@ -35,6 +41,7 @@ import {
   type Integration,
   initAndBind,
   isRateLimited,
+  type OfflineTransportOptions,
   type RateLimits,
   type StackParser,
   setNormalizeStringifier,
@@ -44,23 +51,23 @@ import {
   updateRateLimits,
   updateSession,
 } from '@sentry/core';
+import { defaultStackParser, type tanstackRouterBrowserTracingIntegration } from '@sentry/react';
 import { version as reactVersion } from 'react';
 import type { PublicConfig } from '#app/site-config';
-import { type BrowserTransportFactory, browserOptions } from './browser-options';
-import { isDetailedScriptError } from './filters';
-import type { Recorded, Recorder, ReportReceiver } from './recorder/recorder';
-import type { Report } from './recorder/report';
+import { isDsn, parseDsn, tunnelUrlOf } from './dsn';
+import {
+  EXTENSION_URLS,
+  isDetailedScriptError,
+  isLocalInboxPage,
+  isNoiseEvent,
+  NOT_FOUND_SEGMENTS,
+  RESIZE_OBSERVER_LOOP_NOTICES,
+} from './filters';
+import { limitStackFrames, markInAppFrames } from './in-app';
+import type { Recorded, Recorder, Report, ReportReceiver } from './recorder/recorder';
+import { REPORT_QUEUE_SIZE } from './recorder/report-store';
 import type { PageSession } from './start-browser-monitoring';
 
-/**
- * The Sentry SDK, loaded once the page has hydrated and needs it: the page view is traced, there
- * is something to report (caught on this page, or left by an earlier one), or the SDK's offline
- * store holds envelopes (decisions 0910, 0950, 0510). Starts the client, continuing the session
- * the page started, and takes over from the recorder (recorder/recorder.ts): the SDK builds each
- * report's event with its own code, from the original error where the page still has it and from
- * the recorded facts otherwise, with the report's id, time and page. Only
- * start-browser-monitoring.ts imports it, with `import()`.
- */
 /** What the page decided before the SDK came; no session on the inbox's own pages. */
 export interface PageView {
   session: PageSession | undefined;
@@ -80,6 +87,75 @@ export function startSentry(
   beforeHandOver();
   // In the same task as the client's global handlers start: no error is caught twice or missed.
   return recorder.handOver(sdkReceiver, true);
+}
+
+/** How the browser SDK makes its transport (its options type is not exported). */
+export type BrowserTransportFactory = NonNullable<BrowserOptions['transport']>;
+
+/** The router as the TanStack Router integration takes it. */
+export type TracedRouter = Parameters<typeof tanstackRouterBrowserTracingIntegration>[0];
+
+/**
+ * The options of the browser's Sentry client, from the public config: pure, so that the limits
+ * and filters can be checked in a unit test. Tracing is added later, when the page view is
+ * traced (tracing.ts).
+ *
+ * @param transport how envelopes are sent: `deliveryTransport` below.
+ * @param traced whether this page view is traced: decided when the page started, with the
+ *   config's `tracesSampleRate`, for the page load and every navigation after it (decision 0950).
+ */
+export function browserOptions(
+  config: PublicConfig,
+  transport: BrowserTransportFactory,
+  traced: boolean,
+): BrowserOptions & {
+  stackParser: StackParser;
+  transport: BrowserTransportFactory;
+  tunnel: string;
+} {
+  const dsn = parseDsn(config.dsn);
+  if (!isDsn(dsn)) throw new Error(`The browser DSN is not a Sentry DSN (${dsn.error})`);
+  // `maxQueueSize` is the browser offline store's own option (its type is not exported).
+  const transportOptions: Pick<OfflineTransportOptions, 'bufferSize' | 'flushAtStartup'> & {
+    maxQueueSize: number;
+  } = {
+    // At most 64 envelopes in flight, and as many kept offline (the SDK's store keeps 30):
+    // what the recorder kept while the SDK was away fits in both (decision 0510).
+    bufferSize: REPORT_QUEUE_SIZE,
+    maxQueueSize: REPORT_QUEUE_SIZE,
+    // Sends what a previous visit left in the offline store when the next page loads.
+    flushAtStartup: true,
+  };
+  return {
+    dsn: config.dsn,
+    // Recomputed from the DSN with the one shared mapping, so it always names that DSN.
+    tunnel: tunnelUrlOf(dsn),
+    environment: config.environment,
+    release: config.release,
+    // Read when a span starts, so given now although the tracing integration comes later. The
+    // page view was sampled already: all of it is traced, or none.
+    tracesSampleRate: traced ? 1 : 0,
+    transport,
+    transportOptions,
+    // The 50 frames nearest the throw, each in-app only when it is our code (in-app.ts).
+    stackParser: markInAppFrames(limitStackFrames(defaultStackParser)),
+    ignoreErrors: RESIZE_OBSERVER_LOOP_NOTICES,
+    denyUrls: EXTENSION_URLS,
+    ignoreSpans: NOT_FOUND_SEGMENTS,
+    beforeSend: (event, hint) => {
+      if (isNoiseEvent(event, hint)) return null;
+      if (isLocalInboxPage(config.dsn, event.request?.url)) {
+        console.warn(
+          '[monitoring] not stored: an error on the inbox’s own page',
+          hint.originalException,
+        );
+        return null;
+      }
+      return event;
+    },
+    // The back-off after a 429 without Retry-After / X-Sentry-Rate-Limits is the SDK's
+    // default of 60 s (core's DEFAULT_RETRY_AFTER); tests/e2e/browser-reporting.spec.ts holds it.
+  };
 }
 
 /**
@@ -144,14 +220,7 @@ export const sdkReceiver: ReportReceiver = {
   },
 };
 
-/**
- * Starts the browser's Sentry client from `BrowserClient` and a chosen list of integrations,
- * instead of `Sentry.init`, which always references all of the SDK's default integrations
- * (and so bundles them). Otherwise what `@sentry/react`'s `init` does (11.12): the `react` SDK
- * name and context, the browser's value normaliser, the client bound to the current scope.
- * Which integrations, and why the others are left out: docs/decisions/0910-*.md.
- */
-/** What the client needs beyond `BrowserOptions`: browser-options.ts always gives both. */
+/** What the client needs beyond `BrowserOptions`: `browserOptions` always gives both. */
 type StartOptions = BrowserOptions & {
   stackParser: StackParser;
   transport: NonNullable<BrowserOptions['transport']>;
@@ -191,6 +260,13 @@ export function errorIntegrations(session: PageSession | undefined): Integration
   return integrations;
 }
 
+/**
+ * Starts the browser's Sentry client from `BrowserClient` and a chosen list of integrations,
+ * instead of `Sentry.init`, which always references all of the SDK's default integrations
+ * (and so bundles them). Otherwise what `@sentry/react`'s `init` does (11.12): the `react` SDK
+ * name and context, the browser's value normaliser, the client bound to the current scope.
+ * Which integrations, and why the others are left out: docs/decisions/0910-*.md.
+ */
 export function startBrowserClient(options: StartOptions, session: PageSession | undefined): void {
   const clientOptions: ConstructorParameters<typeof BrowserClient>[0] = {
     ...options,
@@ -235,15 +311,6 @@ export const adoptedSessionIntegration = defineIntegration((page: PageSession) =
   },
 }));
 
-/**
- * How the SDK sends, once loaded: the SDK's own fetch transport (its queue of 64 and its rate
- * limits) inside the SDK's own offline transport (IndexedDB, retried with back-off, when the
- * browser comes back online and when the SDK next starts), with one rule between them that the
- * SDK lacks: an envelope that the tunnel could not take now is kept too, not only one that met a
- * network error. The SDK drops an envelope answered 5xx (the tunnel's 503 under a burst, a 502
- * or 504 when Sentry is away) and one that meets a rate limit's back-off; here both wait in the
- * offline store and are sent once the back-off is over. Decision 0510.
- */
 /**
  * What an answer means for the envelope: `sent`, or `later` when the same envelope may be taken
  * another time (429: rate-limited; 5xx: the tunnel or Sentry busy or away). Any other 4xx is
@@ -297,7 +364,16 @@ export function deferringTransport(
   };
 }
 
-/** The SDK's transport (browser-options.ts gives it the queue and store sizes). */
+/**
+ * How the SDK sends, once loaded: the SDK's own fetch transport (its queue of 64 and its rate
+ * limits) inside the SDK's own offline transport (IndexedDB, retried with back-off, when the
+ * browser comes back online and when the SDK next starts), with one rule between them that the
+ * SDK lacks: an envelope that the tunnel could not take now is kept too, not only one that met a
+ * network error. The SDK drops an envelope answered 5xx (the tunnel's 503 under a burst, a 502
+ * or 504 when Sentry is away) and one that meets a rate limit's back-off; here both wait in the
+ * offline store and are sent once the back-off is over. Decision 0510. `browserOptions` gives it
+ * the queue and store sizes.
+ */
 export const deliveryTransport: BrowserTransportFactory = makeBrowserOfflineTransport(
   deferringTransport(makeFetchTransport),
 );

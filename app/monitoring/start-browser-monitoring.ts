@@ -1,30 +1,8 @@
 /**
- * The page's monitoring, started by app/client.tsx: the SDK loaded after hydration when the page
- * needs it, the report of Content-Security-Policy violations, and the page's session (release
- * health).
- */
-import type { ErrorEvent } from '@sentry/core';
-import type { PublicConfig } from '#app/site-config';
-import type { TracedRouter } from './browser-options';
-import { isDsn, parseDsn } from './dsn';
-import {
-  isExtensionUrl,
-  isLocalInboxPage,
-  isNoiseEvent,
-  isResizeObserverLoopNotice,
-} from './filters';
-import { type EnvelopeContext, minimalEvent } from './recorder/minimal-envelope';
-import type { Recorded, Recorder } from './recorder/recorder';
-import { type Report, randomEventId, type SdkMetadata } from './recorder/report';
-import type { PageView } from './sdk-loader';
-import { loadUntilLoaded } from './sdk-retries';
-
-/**
  * The page's monitoring, started by app/client.tsx: it waits for hydration, names the page load's
- * route, keeps reports offline, drops noise, and loads the SDK (and tracing) only when the page
- * needs it.
- */
-/**
+ * route, keeps reports offline, drops noise, loads the SDK (and tracing) only when the page needs
+ * it, reports Content-Security-Policy violations, and keeps the page's session (release health).
+ *
  * Browser side, before hydration: no SDK. The recorder (recorder/recorder.ts, inline in the head)
  * has caught errors from the first byte; the app claims it here, hands it the SDK's noise rules,
  * and starts the page's release-health session. The Sentry SDK loads from our origin once the
@@ -34,8 +12,23 @@ import { loadUntilLoaded } from './sdk-retries';
  * the session and takes the reports over; tracing loads beside it for a traced page view. If the
  * SDK cannot load (offline, a deploy removed it), the recorder sends the reports itself, as they
  * come, and keeps what cannot leave yet; the SDK is tried again once online and on its own retry
- * schedule (sdk-retries.ts). See docs/decisions/0910-*.md, 0950-*.md, 0510-*.md and 1040-*.md.
+ * schedule (`loadUntilLoaded`). See docs/decisions/0910-*.md, 0950-*.md, 0510-*.md and 1040-*.md.
  */
+import type { ErrorEvent } from '@sentry/core';
+import type { PublicConfig } from '#app/site-config';
+import { isDsn, parseDsn } from './dsn';
+import {
+  isExtensionUrl,
+  isLocalInboxPage,
+  isNoiseEvent,
+  isResizeObserverLoopNotice,
+} from './filters';
+import { type EnvelopeContext, minimalEvent } from './recorder/minimal-envelope';
+import type { Recorded, Recorder } from './recorder/recorder';
+import { type Report, randomEventId, type SdkMetadata } from './recorder/recorder';
+import type { PageView, TracedRouter } from './sdk-loader';
+import type { PageLoadRouter } from './tracing';
+
 /**
  * When hydration never completes (it failed outright), the page counts as hydrated this long
  * after monitoring started: the error that broke the page is waiting for the SDK.
@@ -78,7 +71,8 @@ export function startBrowserMonitoring(
     Promise.all([
       import('./sdk-loader'),
       page.traced ? import('./tracing').catch(tracingDidNotLoad) : undefined,
-      config.spotlight ? import('./spotlight') : undefined,
+      // Spotlight's integration lives in the tracing chunk (tracing.ts); a failed load is retried.
+      config.spotlight ? import('./tracing') : undefined,
     ])
       .then(async ([late, tracing, spotlight]) => {
         const handedOver = late.startSentry(config, recorder, page, () =>
@@ -119,6 +113,49 @@ export function startBrowserMonitoring(
 }
 
 /**
+ * What the page does while the Sentry SDK's chunk cannot be loaded (decision 1040): the recorder
+ * sends what waits without it, and the SDK is tried again when the browser says it is back
+ * online or on the SDK's own retry schedule, whichever comes first. The schedule is needed
+ * because `online` fires only for a network the browser saw go: a network that fails behind a
+ * connected interface (a router, a captive portal, a proxy) never sends it. These two are the
+ * schedule of the SDK's offline transport (@sentry/core 11.12).
+ */
+export const FIRST_RETRY_MS = 5_000;
+export const MAX_RETRY_MS = 60 * 60_000;
+
+/** How long after its n-th failed load in a row (1, 2, …) the SDK is tried again. */
+export function sdkRetryDelayMs(failures: number): number {
+  return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_MS);
+}
+
+/**
+ * Runs `load` until it resolves. After each failure, `whileUnavailable` runs (with the error and
+ * the delay before the next try), and `load` runs again at `online` or after the delay.
+ */
+export function loadUntilLoaded(
+  load: () => Promise<void>,
+  whileUnavailable: (error: unknown, retryInMs: number) => void,
+  browser: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> = window,
+): void {
+  let failures = 0;
+  const attempt = () => {
+    load().catch((error: unknown) => {
+      failures++;
+      const delay = sdkRetryDelayMs(failures);
+      const again = () => {
+        clearTimeout(timer);
+        browser.removeEventListener('online', again);
+        attempt();
+      };
+      const timer = setTimeout(again, delay);
+      browser.addEventListener('online', again);
+      whileUnavailable(error, delay);
+    });
+  };
+  attempt();
+}
+
+/**
  * The session of a page view, one per page load as the SDK's: none when the page loads on one
  * of the local inbox's own pages, which are the operator's, not the app's users'; a client-side
  * navigation later changes nothing, either way (decision 1131).
@@ -136,7 +173,7 @@ export function pageSession(dsn: string, pageUrl: string): PageSession | undefin
 function whenSdkNeeded(page: PageView, recorder: Recorder): Promise<void> {
   if (page.traced) return Promise.resolve();
   return new Promise((resolve) => {
-    // The recorder keeps only reports worth sending (report-noise.ts): each one is a reason.
+    // The recorder keeps only reports worth sending (`isWorthSending`): each one is a reason.
     recorder.onReport(() => resolve());
     void offlineStoreHasEnvelopes().then((leftovers) => {
       if (leftovers) resolve();
@@ -245,45 +282,10 @@ export function whenPageHydrated(
 }
 
 /**
- * Whether the router still shows the route the page was loaded on. Tracing starts after
- * hydration, and the TanStack Router integration names the page load after the route the router
- * shows *then*: after a quick navigation (before the late chunk arrived) that would be the next
- * page's name on the first page's load, so late-monitoring.ts leaves that page load out.
- * Framework-free through a structural type, like router-not-found.ts, to be unit tested.
- */
-
-export interface RouterLocation {
-  pathname: string;
-  search: unknown;
-}
-
-export interface PageLoadRouter {
-  state: { location: RouterLocation };
-  matchRoutes(
-    pathname: string,
-    search: unknown,
-    options: { preload: boolean; throwOnError: boolean },
-  ): ReadonlyArray<{ routeId: string }>;
-}
-
-/** The route a page load is named after: the last match, as the integration picks it. */
-export function routeIdOf(router: PageLoadRouter, location: RouterLocation): string | undefined {
-  const matches = router.matchRoutes(location.pathname, location.search, {
-    preload: false,
-    throwOnError: false,
-  });
-  return matches.at(-1)?.routeId;
-}
-
-export function showsPageLoadRoute(router: PageLoadRouter, pageLoad: RouterLocation): boolean {
-  return routeIdOf(router, pageLoad) === routeIdOf(router, router.state.location);
-}
-
-/**
  * Whether the SDK's offline store holds envelopes that an earlier visit could not send. The SDK
- * sends them when it starts (`flushAtStartup`, browser-options.ts), but it loads only when this
+ * sends them when it starts (`flushAtStartup`, `browserOptions`), but it loads only when this
  * page needs it (decision 0950), so the page looks first, without the SDK. The names are the
- * SDK's defaults (@sentry/browser 11.12, transports/offline.js), which browser-options.ts keeps.
+ * SDK's defaults (@sentry/browser 11.12, its offline transport), which `browserOptions` keeps.
  */
 export const OFFLINE_DATABASE = 'sentry-offline';
 export const OFFLINE_STORE = 'queue';
@@ -326,7 +328,7 @@ function requested<T>(request: IDBRequest<T>): Promise<T> {
 
 /**
  * Whether the SDK would send a report: not noise by the filters it is given (filters.ts, wired
- * in browser-options.ts as `ignoreErrors`, `denyUrls` and `beforeSend`). The app hands this rule
+ * in `browserOptions` as `ignoreErrors`, `denyUrls` and `beforeSend`). The app hands this rule
  * to the recorder when it starts: noise is neither kept (a ResizeObserver notice can come every
  * frame and would crowd the 64 places before a real error) nor a reason to load the SDK, and
  * never leaves by beacon.
@@ -408,8 +410,7 @@ export function reportCspViolations(
  * by beacon as the tab closes. The SDK, if it loads, continues the same session
  * (sdk-loader.ts). Both the envelope and the update rule are the SDK's, written small;
  * tests/unit/monitoring/start-browser-monitoring.test.ts holds them to the SDK's own output.
- */
-/**
+ *
  * `started` in seconds since the epoch; `status` and `errors` as last sent without the SDK. The
  * SDK, if it loads, starts from them and keeps its own copy.
  */

@@ -1,12 +1,20 @@
 /**
- * Tracing, loaded beside the SDK only for a page view that is traced: the router integration
- * and the segments it drops (aborted or not-found navigations).
+ * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
+ * build/client-chunks.ts), loaded after hydration and only for a page view that is traced
+ * (decision 0950): the router integration and the segments it drops (aborted or not-found
+ * navigations). Only start-browser-monitoring.ts imports it, with `import()`, beside
+ * sdk-loader.ts. See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ *
+ * Spotlight's browser half (development only) lives here too: the SDK's integration needs a
+ * module of the `sentry-tracing` chunk (decision 0930), so it loads with this chunk, never with
+ * the SDK's own.
  */
 
+import { spotlightBrowserIntegration } from '@sentry/browser';
 import type { Envelope, Integration, StreamedSpanJSON } from '@sentry/core';
 import { addIntegration, tanstackRouterBrowserTracingIntegration } from '@sentry/react';
+import type { PublicConfig } from '#app/site-config';
 import { withServerRenderedOrigin } from '#app/start-1.120/navigation-origin';
-import type { TracedRouter } from './browser-options';
 import {
   isUnwantedRouterSegment,
   NOT_FOUND_SEGMENT_ATTRIBUTE,
@@ -15,18 +23,19 @@ import {
   type SegmentSummary,
   showsNotFound,
 } from './filters';
-import {
-  type PageLoadRouter,
-  type RouterLocation,
-  showsPageLoadRoute,
-} from './start-browser-monitoring';
+import type { TracedRouter } from './sdk-loader';
 
 /**
- * Tracing, in a chunk of its own (with the SDK's tracing code in `sentry-tracing`,
- * build/client-chunks.ts), loaded after hydration and only for a page view that is traced
- * (decision 0950). Only start-browser-monitoring.ts imports it, with `import()`, beside
- * sdk-loader.ts. See docs/decisions/0830-tracing-and-offline-store-after-hydration.md.
+ * Spotlight (SENTRY_SPOTLIGHT, development only): the SDK's own integration, which posts a copy
+ * of every envelope to the sidecar. The server puts the sidecar's URL into the public config only
+ * when Spotlight is on, never in production. Started with the SDK (`startSentry`'s
+ * `beforeHandOver`), before the recorder's reports are replayed, so those are copied too.
  */
+export function startSpotlight(config: PublicConfig): void {
+  if (config.spotlight)
+    addIntegration(spotlightBrowserIntegration({ sidecarUrl: config.spotlight }));
+}
+
 /**
  * Starts tracing in the running client. Added late, the TanStack Router integration still starts
  * the page-load span at the navigation's start (`browserPerformanceTimeOrigin()`), named after
@@ -142,4 +151,39 @@ export function removeSegmentSpans(envelope: Envelope, segmentIds: ReadonlySet<s
 function segmentIdOf(attributes: Record<string, unknown> | undefined): string {
   const value = plainValue(attributes?.[SEGMENT_ID]);
   return typeof value === 'string' ? value : '';
+}
+
+/** Where the router is: the pathname and search of a location. */
+export interface RouterLocation {
+  pathname: string;
+  search: unknown;
+}
+
+/** The router as `showsPageLoadRoute` reads it: a structural type, to be unit tested. */
+export interface PageLoadRouter {
+  state: { location: RouterLocation };
+  matchRoutes(
+    pathname: string,
+    search: unknown,
+    options: { preload: boolean; throwOnError: boolean },
+  ): ReadonlyArray<{ routeId: string }>;
+}
+
+/** The route a page load is named after: the last match, as the integration picks it. */
+export function routeIdOf(router: PageLoadRouter, location: RouterLocation): string | undefined {
+  const matches = router.matchRoutes(location.pathname, location.search, {
+    preload: false,
+    throwOnError: false,
+  });
+  return matches.at(-1)?.routeId;
+}
+
+/**
+ * Whether the router still shows the route the page was loaded on. Tracing starts after
+ * hydration, and the TanStack Router integration names the page load after the route the router
+ * shows *then*: after a quick navigation (before this chunk arrived) that would be the next
+ * page's name on the first page's load, so `startTracing` leaves that page load out.
+ */
+export function showsPageLoadRoute(router: PageLoadRouter, pageLoad: RouterLocation): boolean {
+  return routeIdOf(router, pageLoad) === routeIdOf(router, router.state.location);
 }

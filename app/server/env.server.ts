@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { envToBool } from '@sentry/core';
 import * as v from 'valibot';
-import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { type Dsn, isDsn, LOCAL_INBOX_DSN, parseDsn } from '#app/monitoring/dsn';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import packageJson from '../../package.json';
 import { availableCores, type WebConcurrency, workerCountOf } from './cluster/worker-count.server';

@@ -5,8 +5,7 @@
  */
 
 import { resolve } from 'node:path';
-import { formatDsn, organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { formatDsn, LOCAL_INBOX_DSN, organisationOf, tunnelTargetOf } from '#app/monitoring/dsn';
 import { publicConfigOf, type SiteConfig } from '#app/site-config';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { type ServerConfig, serverConfig } from './env.server';

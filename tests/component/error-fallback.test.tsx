@@ -9,9 +9,14 @@ import { StrictMode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ErrorFallbackView } from '#app/components/ErrorFallback';
 import { CLIENT_FAILURE_MESSAGE, SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
-import { reportClientError } from '#app/monitoring/report-client-error';
+import { RECORDER_GLOBAL } from '#app/monitoring/recorder/recorder';
 
-vi.mock('#app/monitoring/report-client-error', () => ({ reportClientError: vi.fn() }));
+/** The page's recorder, as the inline script leaves it on `window`: what a report reaches. */
+const recorder = {
+  captureException: vi.fn((_error: unknown, _mechanism: unknown) => 'e'.repeat(32)),
+};
+/** How the fallback marks what it reports: handled, as @sentry/react's ErrorBoundary does. */
+const BOUNDARY_MECHANISM = { type: 'auto.function.react.error_boundary', handled: true };
 
 const SECRET = 'db-password-hunter2';
 
@@ -42,13 +47,14 @@ function secretError(): Error {
 }
 
 beforeEach(() => {
-  vi.mocked(reportClientError).mockClear();
+  Reflect.set(window, RECORDER_GLOBAL, recorder);
+  recorder.captureException.mockClear();
 });
 
 describe('ErrorFallback', () => {
   it('shows the client-side message and no digest for an error from the browser', async () => {
     await renderFallback(secretError());
-    expect(screen.getByText(CLIENT_FAILURE_MESSAGE)).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(CLIENT_FAILURE_MESSAGE);
     expect(screen.queryByText(SERVER_FAILURE_MESSAGE)).toBeNull();
     expect(screen.queryByTestId('error-digest')).toBeNull();
   });
@@ -57,7 +63,7 @@ describe('ErrorFallback', () => {
     await renderFallback(
       Object.assign(new Error(SERVER_FAILURE_MESSAGE), { digest: '0a1b2c3d4e' }),
     );
-    expect(screen.getByText(SERVER_FAILURE_MESSAGE)).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(SERVER_FAILURE_MESSAGE);
     expect(screen.queryByText(CLIENT_FAILURE_MESSAGE)).toBeNull();
     expect(screen.getByTestId('error-digest').textContent).toBe('Digest: 0a1b2c3d4e');
   });
@@ -105,15 +111,14 @@ describe('ErrorFallback', () => {
     );
   });
 
-  it('hands a client-side error to the reporting hook once, a server-side one not at all', async () => {
+  it('hands a client-side error to the page’s recorder once, a server-side one not at all', async () => {
     const error = secretError();
     const { unmount } = await renderFallback(error);
-    expect(reportClientError).toHaveBeenCalledTimes(1);
-    expect(reportClientError).toHaveBeenCalledWith(error);
+    expect(recorder.captureException.mock.calls).toEqual([[error, BOUNDARY_MECHANISM]]);
     unmount();
-    vi.mocked(reportClientError).mockClear();
+    recorder.captureException.mockClear();
     await renderFallback({ digest: '0a1b2c3d4e' });
-    expect(reportClientError).not.toHaveBeenCalled();
+    expect(recorder.captureException).not.toHaveBeenCalled();
   });
 
   it('reports an error once under StrictMode, across re-renders and a second boundary', async () => {
@@ -124,11 +129,11 @@ describe('ErrorFallback', () => {
     expect(screen.getAllByTestId('error-fallback')).toHaveLength(1);
     first.unmount();
     const second = await renderFallback(error, { strict: true });
-    expect(reportClientError).toHaveBeenCalledTimes(1);
+    expect(recorder.captureException).toHaveBeenCalledTimes(1);
     second.unmount();
     // A different error is reported on its own.
     await renderFallback(secretError(), { strict: true });
-    expect(reportClientError).toHaveBeenCalledTimes(2);
+    expect(recorder.captureException).toHaveBeenCalledTimes(2);
   });
 
   it('shows a server render failure the browser rendered again as the server view, unreported', async () => {
@@ -138,9 +143,9 @@ describe('ErrorFallback', () => {
     document.body.append(marker);
     try {
       await renderFallback(secretError());
-      expect(screen.getByText(SERVER_FAILURE_MESSAGE)).toBeTruthy();
+      expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(SERVER_FAILURE_MESSAGE);
       expect(screen.getByTestId('error-digest').textContent).toBe('Digest: 1129046e5f');
-      expect(reportClientError).not.toHaveBeenCalled();
+      expect(recorder.captureException).not.toHaveBeenCalled();
     } finally {
       marker.remove();
     }
@@ -154,6 +159,6 @@ describe('ErrorFallback', () => {
     ['a number', 42],
   ])('renders without throwing for %s', async (_name, thrown) => {
     await renderFallback(thrown);
-    expect(screen.getByText(CLIENT_FAILURE_MESSAGE)).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(CLIENT_FAILURE_MESSAGE);
   });
 });

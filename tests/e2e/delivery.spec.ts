@@ -147,7 +147,7 @@ test('the network lost without the browser noticing (no online event) before the
   expect(await page.evaluate(() => navigator.onLine)).toBe(true);
 
   await page.unrouteAll({ behavior: 'wait' });
-  // The next try, 5 s after the failure (sdk-retries.ts), loads the SDK, which sends it.
+  // The next try, 5 s after the failure (`loadUntilLoaded` in start-browser-monitoring.ts), loads the SDK, which sends it.
   await expect
     .poll(() => arrivals('raised while the network is silently gone'), { timeout: 20_000 })
     .toHaveLength(1);

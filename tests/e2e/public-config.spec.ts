@@ -3,7 +3,7 @@
  * with another SENTRY_DSN, reports to the new project without a rebuild.
  */
 import { expect, type Page, test } from '@playwright/test';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { startBuiltServer } from '#tests/support/built-server';
 import { errorMessages } from '#tests/support/received-envelopes';

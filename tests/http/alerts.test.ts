@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import {
   type BuiltServer,

@@ -6,7 +6,7 @@
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { LINES_PER_KIND_PER_MINUTE } from '#app/server/logging/rate-limited-log';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';

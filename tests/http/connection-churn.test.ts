@@ -21,7 +21,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type BuiltServer, startBuiltServer, stopChild } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
 import { createNetworkNamespace, type NetworkNamespace } from '#tests/support/network-namespace';

@@ -3,7 +3,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
 import { waitFor } from '#tests/support/wait-for';

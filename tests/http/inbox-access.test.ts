@@ -6,7 +6,7 @@
  * (POST only, lockout, sessions, the generated token's link) is tests/http/inbox-sign-in.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { errorEnvelope } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';

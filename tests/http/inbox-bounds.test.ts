@@ -16,7 +16,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import {
   openInboxDatabase,
   type PreparedEnvelope,

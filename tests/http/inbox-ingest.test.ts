@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { eventId, postFrom } from '#tests/support/envelopes';
 import { readInbox } from '#tests/support/inbox-database';

@@ -10,7 +10,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type BuiltServer, startBuiltServer, watchOutput } from '#tests/support/built-server';
 import { eventId, textEnvelope } from '#tests/support/envelopes';
 import { createNetworkNamespace, type NetworkNamespace } from '#tests/support/network-namespace';

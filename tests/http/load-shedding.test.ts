@@ -11,7 +11,7 @@
 import { Agent, request } from 'node:http';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';

@@ -16,8 +16,8 @@ import { clientChunks } from '#tests/support/client-build';
 const SDK_MARKERS = [
   // The integration behind window.onerror: the early recorder only names its mechanism.
   'GlobalHandlers',
-  // The SDK's offline store creating its IndexedDB store: no chunk the page loads before
-  // hydration creates one (the recorder's own store is inline, in no chunk).
+  // The offline store creating its IndexedDB store: the page's own look
+  // (`offlineStoreHasEnvelopes` in start-browser-monitoring.ts) never creates one.
   'createObjectStore',
 ];
 

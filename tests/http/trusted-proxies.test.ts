@@ -7,7 +7,7 @@
  * right token out for 5 minutes, and the tunnel's rate was one bucket for all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { errorEnvelope } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';

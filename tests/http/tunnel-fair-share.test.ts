@@ -6,7 +6,7 @@
  * Sentry of its own (900 slow bodies: 900 sockets, then EMFILE).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type FakeSentry, startFakeSentry } from '#tests/fixtures/fake-sentry';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { send, textEnvelope } from '#tests/support/envelopes';

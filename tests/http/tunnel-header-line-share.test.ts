@@ -11,7 +11,7 @@
  */
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { textEnvelope } from '#tests/support/envelopes';
 import { createNetworkNamespace, type NetworkNamespace } from '#tests/support/network-namespace';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';
 import { eventId, send } from '#tests/support/envelopes';
 import { readInbox } from '#tests/support/inbox-database';

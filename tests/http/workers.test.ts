@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { envelopeBytes, errorEvent } from '#tests/fixtures/inbox-envelopes';
 import { BROWSER_USER_AGENT } from '#tests/support/browser-agent';
 import { type BuiltServer, startBuiltServer } from '#tests/support/built-server';

@@ -4,8 +4,7 @@
  * hand-written envelopes to what the SDK itself writes.
  */
 import type { Envelope } from '@sentry/core';
-import { browserOptions } from '#app/monitoring/browser-options';
-import { startBrowserClient } from '#app/monitoring/sdk-loader';
+import { browserOptions, startBrowserClient } from '#app/monitoring/sdk-loader';
 import type { PageSession } from '#app/monitoring/start-browser-monitoring';
 import type { PublicConfig } from '#app/site-config';
 

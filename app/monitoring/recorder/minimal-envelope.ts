@@ -8,7 +8,7 @@
  * Part of the inline recorder (recorder.ts).
  */
 import { isInAppFrame, MAX_STACK_FRAMES } from '../in-app';
-import type { Report, SdkMetadata } from './report';
+import type { Report, SdkMetadata } from './recorder';
 
 /** What an envelope says besides the report: the site config's monitoring part, and the browser. */
 export interface EnvelopeContext {
@@ -17,7 +17,7 @@ export interface EnvelopeContext {
   release: string;
   userAgent: string;
   sentAt: Date;
-  /** The SDK's name and version (sdk-metadata.ts), as if it had sent the envelope. */
+  /** The SDK's name and version (`SDK_METADATA`), as if it had sent the envelope. */
   sdk: SdkMetadata;
 }
 

@@ -1,33 +1,13 @@
 /**
- * The recorder, then the store that keeps its reports across reloads and closed tabs.
- */
-import { minimalEnvelope } from './minimal-envelope';
-import {
-  ASSET_ERROR,
-  CHUNK_LOAD_ERROR,
-  type MessageContext,
-  ONERROR,
-  ONUNHANDLEDREJECTION,
-  ownScriptOf,
-  type Report,
-  type ReportKind,
-  type ReportMechanism,
-  randomEventId,
-  SDK_METADATA,
-  type SdkMetadata,
-  thrownFacts,
-} from './report';
-
-/**
- * The recorder: the page's first script, inline in the document head with the response's CSP
- * nonce (recorder-script.ts, rendered by app/routes/__root.tsx), running before any
+ * The recorder, the page's first script, inline in the document head with the response's CSP
+ * nonce (`installRecorder` below, rendered by app/routes/__root.tsx), running before any
  * module. Sentry's Loader Script pattern, from our origin, and past it on delivery
  * (docs/decisions/0510-recorder-first-and-no-report-lost.md):
  *
  * - It catches `error` and `unhandledrejection` from the first byte, and a failed load of one of
  *   our own scripts (`/_build/…`), which it reports naming the asset: if the client entry or the
  *   React chunk does not load, nothing else can report.
- * - It keeps raw facts (report.ts), stored at once (the store below), so that a report outlives
+ * - It keeps raw facts (`Report`), stored at once (report-store.ts), so that a report outlives
  *   a lost connection, an SDK that does not load, a reload and a closed tab.
  * - The app's bundle claims it when it runs (start-browser-monitoring.ts) and loads the SDK when
  *   there is something to send; the SDK takes the reports (`handOver`) and builds the events.
@@ -39,13 +19,141 @@ import {
  *
  * It must stay small (its gzip bytes count in the page-weight budget): no SDK code, no filters
  * (the app hands its noise rules over when it claims the recorder).
+ *
+ * Here: what it records (a report: the facts of one error, with its id and time, and the SDK
+ * metadata it is sent with), then the recorder itself. Where it keeps reports: report-store.ts.
  */
+import { SDK_VERSION } from '@sentry/core';
+import { MAX_MESSAGE_CHARS } from '../in-app';
+import { minimalEnvelope } from './minimal-envelope';
+import { openReportStore, REPORT_QUEUE_SIZE } from './report-store';
+
+/** How the SDK marks what a handler caught (`Mechanism` in @sentry/core). */
+export interface ReportMechanism {
+  type: string;
+  handled: boolean;
+}
+
+/** `captureMessage`'s context, as the CSP listener fills it. */
+export interface MessageContext {
+  level: 'warning' | 'error' | 'info';
+  tags?: Record<string, string>;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * - `error`: uncaught (window `error`); `rejection`: an unhandled rejection;
+ * - `asset`: one of our own scripts failed to load (the page is likely dead);
+ * - `exception`: caught and reported by the app (the error boundary); `message`: a message (CSP).
+ */
+export type ReportKind = 'error' | 'rejection' | 'asset' | 'exception' | 'message';
+
+/**
+ * What the recorder keeps of one report: plain facts, JSON that survives a reload, never a
+ * Sentry event. The SDK makes the event from them with its own code (app/monitoring/sdk-loader.ts);
+ * only when a report must leave without the SDK does minimal-envelope.ts write one by hand.
+ */
+export interface Report {
+  /** The id its event has, wherever it is built: what makes "sent once" checkable. */
+  id: string;
+  kind: ReportKind;
+  /** Seconds since the epoch, when it happened (Sentry's event timestamp). */
+  at: number;
+  /** The page it happened on. */
+  url: string;
+  /** The thrown Error's name, when an Error was thrown. */
+  name?: string;
+  message: string;
+  stack?: string;
+  /** Where the browser says it happened (an `error` event), or the asset that failed. */
+  filename?: string;
+  lineno?: number;
+  colno?: number;
+  mechanism?: ReportMechanism;
+  level?: MessageContext['level'];
+  tags?: Record<string, string>;
+  extra?: Record<string, unknown>;
+}
+
+/** How the SDK marks uncaught errors and rejections (its globalHandlers integration). */
+export const ONERROR = 'auto.browser.global_handlers.onerror';
+export const ONUNHANDLEDREJECTION = 'auto.browser.global_handlers.onunhandledrejection';
+/** Ours: a script of the app that did not load. */
+export const ASSET_ERROR = 'auto.browser.recorder.asset';
+/** The name a failed chunk's report carries, as webpack's and the SDK's grouping know it. */
+export const CHUNK_LOAD_ERROR = 'ChunkLoadError';
+
+/** Long messages and stacks are cut: a report is stored, and a stored report has a size bound. */
+const MAX_STACK = 16_384;
+
+/** The facts of a thrown value: an Error's name, message and stack, or the value as text. */
+export function thrownFacts(thrown: unknown): Pick<Report, 'name' | 'message' | 'stack'> {
+  if (thrown instanceof Error) {
+    return {
+      name: thrown.name,
+      message: String(thrown.message).slice(0, MAX_MESSAGE_CHARS),
+      ...(typeof thrown.stack === 'string' ? { stack: thrown.stack.slice(0, MAX_STACK) } : {}),
+    };
+  }
+  let text: string;
+  try {
+    text = typeof thrown === 'string' ? thrown : (JSON.stringify(thrown) ?? String(thrown));
+  } catch {
+    text = String(thrown);
+  }
+  return { message: text.slice(0, MAX_MESSAGE_CHARS) };
+}
+
+/** Sentry's event id: 32 lowercase hex digits (crypto.randomUUID needs a secure context). */
+export function randomEventId(): string {
+  let id = '';
+  for (const byte of crypto.getRandomValues(new Uint8Array(16))) {
+    id += (byte + 256).toString(16).slice(1);
+  }
+  return id;
+}
+
+/** The script an asset error names, when it is one of ours: a script under `/_build/`. */
+export function ownScriptOf(target: EventTarget | null, origin: string): string | undefined {
+  const element = target as { tagName?: string; src?: string; href?: string; rel?: string } | null;
+  const url =
+    element?.tagName === 'SCRIPT'
+      ? element.src
+      : element?.tagName === 'LINK' && element.rel === 'modulepreload'
+        ? element.href
+        : undefined;
+  return url?.startsWith(`${origin}/_build/`) ? url : undefined;
+}
+
+/**
+ * The SDK's name and version as its envelopes carry them (`applySdkMetadata(options, 'react')`),
+ * for the envelopes written without it. Only the inline recorder imports this: in the app's
+ * bundle, any import of @sentry/core would load the SDK's chunk before hydration
+ * (build/client-chunks.ts); the app reads it from the recorder instead.
+ */
+export interface SdkMetadata {
+  name: string;
+  version: string;
+}
+
+export const SDK_METADATA: SdkMetadata = { name: 'sentry.javascript.react', version: SDK_VERSION };
+
 /** Where the page finds the recorder: `window.__monitoringRecorder`. */
 export const RECORDER_GLOBAL = '__monitoringRecorder';
 
 /**
+ * The inline script: build/inline-scripts.ts bundles a call of this function, with what it
+ * imports, into the string app/routes/__root.tsx renders first in the document head. Starts the
+ * recorder once per page, also if `vinxi dev` runs the head's script again.
+ */
+export default function installRecorder(): void {
+  if (!Reflect.has(window, RECORDER_GLOBAL))
+    Reflect.set(window, RECORDER_GLOBAL, startRecorder(window));
+}
+
+/**
  * The page's recorder, as the app's bundle reaches it: the inline script in the head started it
- * before any module (./recorder-script.ts) and left it on `window`. Never on the server.
+ * before any module (`installRecorder`) and left it on `window`. Never on the server.
  */
 export function pageRecorder(): Recorder | undefined {
   return typeof window === 'undefined' ? undefined : Reflect.get(window, RECORDER_GLOBAL);
@@ -71,7 +179,7 @@ export interface ReportReceiver {
 
 /** What the app's bundle gives the recorder when it starts. */
 export interface AppHooks {
-  /** Whether a report is worth keeping: the SDK's noise rules (report-noise.ts). */
+  /** Whether a report is worth keeping: the SDK's noise rules (`isWorthSending`). */
   keep(recorded: Recorded): boolean;
   /**
    * Runs as reports leave without the SDK (the session's update): before they go by beacon as
@@ -327,174 +435,4 @@ export function startRecorder(win: Window & typeof globalThis): Recorder {
     whenHandedOver: () => handedOver,
     sendWaiting: sendAlone,
   };
-}
-
-/**
- * Where the recorder keeps reports until something has sent them: IndexedDB, or localStorage
- * where IndexedDB cannot be opened (some private modes), or only the page's memory where neither
- * can. A report kept here outlives a reload, a lost connection and a closed tab: the next page
- * view of the site sends it. Bounded like the SDK's transport queue (64) and in bytes.
- *
- * "Sent once" across tabs and page views rests on the settled log: the ids of reports that left
- * (by beacon) or that an SDK took, written synchronously to localStorage, so that it holds even
- * when the page is closing and an IndexedDB delete would be cut short. A report whose id is in
- * the log is never sent again, wherever it is still stored.
- * Part of the inline recorder (recorder.ts).
- */
-/**
- * As many reports as the SDK's transport queue and offline store hold (browser-options.ts): 64,
- * above the browser SDK's 40, so that a burst of errors is not cut short.
- */
-export const REPORT_QUEUE_SIZE = 64;
-/** A bound on what a page can leave in the browser: 64 large stacks, not megabytes. */
-export const MAX_STORED_BYTES = 256_000;
-/** How many settled ids are remembered: a few times what the store can hold. */
-const MAX_SETTLED = 256;
-
-const DATABASE = 'monitoring-recorder';
-const STORE = 'reports';
-const LOCAL_REPORTS = 'monitoring-recorder-reports';
-const LOCAL_SETTLED = 'monitoring-recorder-settled';
-
-/** Whether `report` may join what is stored: pure, for the bounds' unit tests. */
-export function fitsInStore(stored: readonly Report[], report: Report): boolean {
-  if (stored.some((kept) => kept.id === report.id)) return true;
-  if (stored.length >= REPORT_QUEUE_SIZE) return false;
-  let bytes = JSON.stringify(report).length;
-  for (const kept of stored) bytes += JSON.stringify(kept).length;
-  return bytes <= MAX_STORED_BYTES;
-}
-
-interface Backend {
-  all(): Promise<Report[]>;
-  put(report: Report): Promise<void>;
-  remove(ids: readonly string[]): Promise<void>;
-}
-
-export interface ReportStore {
-  /** Keeps the report, if it fits. */
-  add(report: Report): Promise<void>;
-  /** What is stored and not yet settled: this page's reports and those earlier pages left. */
-  unsettled(): Promise<Report[]>;
-  /** Marks reports as gone (sent, or taken by the SDK) and removes them. */
-  settle(ids: readonly string[]): void;
-  /** Whether a report has gone already, here or in another tab. Synchronous. */
-  isSettled(id: string): boolean;
-}
-
-type StorageWindow = { indexedDB?: IDBFactory; localStorage?: Storage };
-
-export function openReportStore(win: StorageWindow): ReportStore {
-  const local = localStorageOf(win);
-  const backend: Promise<Backend> = indexedDbBackend(win.indexedDB).catch(() =>
-    local ? localBackend(local) : memoryBackend(),
-  );
-  const settledIds = (): string[] => {
-    try {
-      return JSON.parse(local?.getItem(LOCAL_SETTLED) ?? '[]');
-    } catch {
-      return [];
-    }
-  };
-  return {
-    add: (report) => backend.then((store) => store.put(report)).catch(() => {}),
-    unsettled: () =>
-      backend
-        .then((store) => store.all())
-        .then((reports) => {
-          const settled = settledIds();
-          return reports.filter((report) => !settled.includes(report.id));
-        })
-        .catch(() => []),
-    settle(ids) {
-      if (ids.length === 0) return;
-      try {
-        local?.setItem(
-          LOCAL_SETTLED,
-          JSON.stringify([...settledIds(), ...ids].slice(-MAX_SETTLED)),
-        );
-      } catch {
-        // Storage full or refused: the delete below still runs, if the page lives long enough.
-      }
-      void backend.then((store) => store.remove(ids)).catch(() => {});
-    },
-    isSettled: (id) => settledIds().includes(id),
-  };
-}
-
-function localStorageOf(win: StorageWindow): Storage | undefined {
-  try {
-    // Reading it can throw where storage is blocked.
-    const storage = win.localStorage;
-    storage?.getItem(LOCAL_SETTLED);
-    return storage;
-  } catch {
-    return undefined;
-  }
-}
-
-function indexedDbBackend(factory: IDBFactory | undefined): Promise<Backend> {
-  return new Promise((resolve, reject) => {
-    if (!factory) throw new Error('no IndexedDB');
-    const opening = factory.open(DATABASE);
-    opening.onupgradeneeded = () => opening.result.createObjectStore(STORE, { keyPath: 'id' });
-    opening.onerror = () => reject(opening.error);
-    opening.onsuccess = () => {
-      const database = opening.result;
-      const transact = <T>(work: (store: IDBObjectStore, done: (value: T) => void) => void) =>
-        new Promise<T>((done, fail) => {
-          const transaction = database.transaction(STORE, 'readwrite');
-          let value: T;
-          work(transaction.objectStore(STORE), (result) => {
-            value = result;
-          });
-          transaction.oncomplete = () => done(value);
-          transaction.onerror = transaction.onabort = () => fail(transaction.error);
-        });
-      resolve({
-        all: () =>
-          transact<Report[]>((store, done) => {
-            const reading = store.getAll();
-            reading.onsuccess = () => done(reading.result);
-          }),
-        put: (report) =>
-          transact<void>((store) => {
-            // Read and written in one transaction: two tabs cannot both take the last place.
-            const reading = store.getAll();
-            reading.onsuccess = () => {
-              if (fitsInStore(reading.result, report)) store.put(report);
-            };
-          }),
-        remove: (ids) =>
-          transact<void>((store) => {
-            for (const id of ids) store.delete(id);
-          }),
-      });
-    };
-  });
-}
-
-function localBackend(storage: Storage): Backend {
-  const read = (): Report[] => {
-    try {
-      return JSON.parse(storage.getItem(LOCAL_REPORTS) ?? '[]');
-    } catch {
-      return [];
-    }
-  };
-  const write = (reports: Report[]) => storage.setItem(LOCAL_REPORTS, JSON.stringify(reports));
-  return {
-    all: async () => read(),
-    put: async (report) => {
-      const stored = read();
-      if (fitsInStore(stored, report))
-        write([...stored.filter((kept) => kept.id !== report.id), report]);
-    },
-    remove: async (ids) => write(read().filter((report) => !ids.includes(report.id))),
-  };
-}
-
-/** Neither storage: the page's own memory (recorder.ts) is all there is. */
-function memoryBackend(): Backend {
-  return { all: async () => [], put: async () => {}, remove: async () => {} };
 }

@@ -1,7 +1,12 @@
+/**
+ * The inbox's sign-in page. The one-click sign-in link the server prints
+ * (`/errors/sign-in#token=…`) carries the token in the fragment: browsers never send it, so it
+ * reaches no server or proxy log. This page takes it from there and removes it from the address
+ * bar and the history entry before posting it (decision 0306).
+ */
 import { createFileRoute, Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import * as v from 'valibot';
-import { takeTokenFromFragment } from '#app/components/inbox/sign-in-fragment';
 import { getInboxAccess, signInToInbox } from '#app/server/inbox.functions';
 import { inboxPagesOnly, pageTitle } from '#app/site-config';
 
@@ -29,7 +34,7 @@ function InboxSignIn() {
   const mayRead = access !== 'sign-in';
 
   // The server's one-click link: the token leaves the address bar first, then is posted with
-  // the form, as if typed (sign-in-fragment.ts).
+  // the form, as if typed (`takeTokenFromFragment` below).
   useEffect(() => {
     const token = takeTokenFromFragment(window.location, window.history);
     if (mayRead) {
@@ -75,4 +80,19 @@ function InboxSignIn() {
       </form>
     </main>
   );
+}
+
+/** The token in a `#token=…` fragment, if any. Pure. */
+export function tokenInFragment(hash: string): string | undefined {
+  const token = new URLSearchParams(hash.replace(/^#/, '')).get('token');
+  return token ? token : undefined;
+}
+
+/** Reads the token from the page's fragment and removes the fragment from the current entry. */
+export function takeTokenFromFragment(location: Location, history: History): string | undefined {
+  if (location.hash === '') return undefined;
+  const token = tokenInFragment(location.hash);
+  // The router's state stays with the entry; only the URL loses its fragment.
+  history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+  return token;
 }

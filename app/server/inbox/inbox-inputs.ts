@@ -100,7 +100,7 @@ export const ClearInboxInput = v.object({ confirm: v.literal('clear') });
 export const SendTestAlertInput = v.object({ send: v.literal('test') });
 
 /**
- * The /errors pages' URLs. Search params are the text a plain GET form sends (app/plain-search.ts):
+ * The /errors pages' URLs. Search params are the text a plain GET form sends (app/router.tsx):
  * an empty field means "not set"; anything else must be a value the page could have offered, or
  * the page is the not-found page, as for a page number past the last. Pure.
  */

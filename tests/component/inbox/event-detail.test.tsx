@@ -60,7 +60,7 @@ describe('Breadcrumbs', () => {
 
   it('says when there are none', () => {
     render(<Breadcrumbs breadcrumbs={[]} />);
-    expect(screen.getByText('No breadcrumbs.')).toBeTruthy();
+    screen.getByText('No breadcrumbs.');
   });
 });
 
@@ -260,7 +260,9 @@ describe('StackTrace', () => {
         ],
       },
     ]);
-    expect(screen.getByRole('heading', { name: `Error: ${HOSTILE}` })).toBeTruthy();
+    expect(screen.getByRole('heading', { name: `Error: ${HOSTILE}` }).textContent).toBe(
+      `Error: ${HOSTILE}`,
+    );
     expect(document.querySelector('img')).toBeNull();
     expect(document.querySelector('script')).toBeNull();
     expect(document.querySelector('mark')?.textContent).toBe(
@@ -305,7 +307,7 @@ describe('StackTrace', () => {
         ],
       },
     ]);
-    expect(screen.getByText('The stack of thread MainThread (crashed)')).toBeTruthy();
+    screen.getByText('The stack of thread MainThread (crashed)');
     const rows = [...document.querySelectorAll('.source-line')].map((row) => row.textContent);
     expect(rows).toEqual(['11def divide():\n', '12    return 1 / 0\n', '13\n']);
     expect(document.querySelector('mark')?.textContent).toBe('12    return 1 / 0\n');
@@ -313,9 +315,9 @@ describe('StackTrace', () => {
 
   it('says so when there is no stack, or an exception has no frames', () => {
     const { unmount } = renderStack([]);
-    expect(screen.getByText('This event has no stack trace.')).toBeTruthy();
+    screen.getByText('This event has no stack trace.');
     unmount();
     renderStack([{ type: 'Error', value: 'x', runs: [] }]);
-    expect(screen.getByText('No frames.')).toBeTruthy();
+    screen.getByText('No frames.');
   });
 });

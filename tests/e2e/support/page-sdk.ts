@@ -80,8 +80,8 @@ export async function waitForSentryClient(page: Page): Promise<void> {
 }
 
 /**
- * Waits until tracing has started: it loads beside the SDK after hydration
- * (app/monitoring/tracing.ts), so a page load span exists only from then on.
+ * Waits until tracing has started: it loads after hydration (app/monitoring/tracing.ts),
+ * so a page load span exists only from then on.
  */
 export async function waitForTracing(page: Page): Promise<void> {
   await expect.poll(() => tracingStarted(page)).toBe(true);

@@ -2,7 +2,7 @@
  * The site config and the document's title.
  */
 import { describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import {
   NOT_FOUND_TITLE,
   pageTitle,

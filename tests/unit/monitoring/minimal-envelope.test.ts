@@ -2,7 +2,7 @@
 /**
  * The envelope the recorder writes by hand (app/monitoring/recorder/minimal-envelope.ts) against
  * the SDK's own, for the same report: the real browser SDK, started as the page starts it
- * (browser-client.ts, browser-options.ts), takes the report as it does when it loads
+ * (`startBrowserClient` and `browserOptions`), takes the report as it does when it loads
  * (sdk-loader.ts), and every field the hand-written envelope carries must be in the SDK's, with the
  * same value. An SDK upgrade that changes the format fails here.
  */
@@ -17,7 +17,7 @@ import {
   ONUNHANDLEDREJECTION,
   type Report,
   SDK_METADATA,
-} from '#app/monitoring/recorder/report';
+} from '#app/monitoring/recorder/recorder';
 import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
 

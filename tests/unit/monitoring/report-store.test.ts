@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fitsInStore, MAX_STORED_BYTES, openReportStore } from '#app/monitoring/recorder/recorder';
-import type { Report } from '#app/monitoring/recorder/report';
+import type { Report } from '#app/monitoring/recorder/recorder';
+import {
+  fitsInStore,
+  MAX_STORED_BYTES,
+  openReportStore,
+} from '#app/monitoring/recorder/report-store';
 
 const report = (id: string, message = 'boom'): Report => ({
   id,

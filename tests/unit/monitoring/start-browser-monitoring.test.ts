@@ -4,29 +4,29 @@
 
 import { getClient, getIsolationScope } from '@sentry/browser';
 import { type Envelope, makeSession, type SerializedSession } from '@sentry/core';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ONERROR,
   ONUNHANDLEDREJECTION,
   type Report,
   SDK_METADATA,
-} from '#app/monitoring/recorder/report';
+} from '#app/monitoring/recorder/recorder';
 import { sdkReceiver } from '#app/monitoring/sdk-loader';
 import {
   describeViolation,
+  FIRST_RETRY_MS,
+  loadUntilLoaded,
   MAX_CSP_REPORTS_PER_PAGE,
-  type PageLoadRouter,
+  MAX_RETRY_MS,
   type PageSession,
   pageSession,
   type RenderedRouter,
   type RootMatchState,
-  type RouterLocation,
   reportCspViolations,
   routeContentFollowsShell,
-  routeIdOf,
+  sdkRetryDelayMs,
   sessionAfter,
   sessionEnvelope,
-  showsPageLoadRoute,
   whenPageHydrated,
 } from '#app/monitoring/start-browser-monitoring';
 import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-sdk';
@@ -34,6 +34,99 @@ import { startCapturingSdk, TEST_PUBLIC_CONFIG } from '#tests/support/capturing-
 /**
  * Tests of start-browser-monitoring, one section per part of the module, in its order.
  */
+describe("sdkRetryDelayMs: the SDK offline transport's schedule", () => {
+  it.each<[number, number]>([
+    [1, 5_000],
+    [2, 10_000],
+    [3, 20_000],
+    [10, 2_560_000],
+    [11, 3_600_000],
+    [50, 3_600_000],
+  ])('after %i failures in a row: %i ms', (failures, delay) => {
+    expect(sdkRetryDelayMs(failures)).toBe(delay);
+  });
+
+  it('starts at 5 s and never passes an hour', () => {
+    expect(FIRST_RETRY_MS).toBe(5_000);
+    expect(MAX_RETRY_MS).toBe(3_600_000);
+  });
+});
+
+describe('loadUntilLoaded', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  /** A load that fails `failing` times, then succeeds; counts its calls. */
+  function flakyLoad(failing: number) {
+    const load = vi.fn(async () => {
+      if (load.mock.calls.length <= failing) throw new Error('Failed to fetch');
+    });
+    return load;
+  }
+
+  it('loads once when the first load works; nothing runs meanwhile', async () => {
+    const load = flakyLoad(0);
+    const meanwhile = vi.fn();
+    loadUntilLoaded(load, meanwhile, new EventTarget());
+    await vi.runAllTimersAsync();
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(meanwhile).not.toHaveBeenCalled();
+  });
+
+  it('without an online event, tries again on the schedule, and stops once loaded', async () => {
+    const load = flakyLoad(2);
+    const meanwhile = vi.fn();
+    loadUntilLoaded(load, meanwhile, new EventTarget());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(meanwhile).toHaveBeenLastCalledWith(expect.any(Error), 5_000);
+
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(load).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(load).toHaveBeenCalledTimes(2);
+    expect(meanwhile).toHaveBeenLastCalledWith(expect.any(Error), 10_000);
+
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(load).toHaveBeenCalledTimes(3);
+    await vi.runAllTimersAsync();
+    expect(load).toHaveBeenCalledTimes(3);
+    expect(meanwhile).toHaveBeenCalledTimes(2);
+  });
+
+  it('an online event tries at once, and the timer it replaced does not try again', async () => {
+    const browser = new EventTarget();
+    const load = flakyLoad(1);
+    loadUntilLoaded(load, () => {}, browser);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(load).toHaveBeenCalledTimes(1);
+
+    browser.dispatchEvent(new Event('online'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(load).toHaveBeenCalledTimes(2);
+    await vi.runAllTimersAsync();
+    browser.dispatchEvent(new Event('online'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(load).toHaveBeenCalledTimes(2);
+  });
+
+  it('one try per failure: an online event after the timer fired does not add a second', async () => {
+    const browser = new EventTarget();
+    const load = flakyLoad(Number.POSITIVE_INFINITY);
+    loadUntilLoaded(load, () => {}, browser);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(load).toHaveBeenCalledTimes(2);
+    browser.dispatchEvent(new Event('online'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(load).toHaveBeenCalledTimes(3);
+    // The third failure waits 20 s: nothing before.
+    await vi.advanceTimersByTimeAsync(19_999);
+    expect(load).toHaveBeenCalledTimes(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(load).toHaveBeenCalledTimes(4);
+  });
+});
+
 function fakeRouter(matches: RootMatchState[], scrollRestoration = true) {
   const listeners = new Set<() => void>();
   const router: RenderedRouter & { render(): void; listeners: Set<() => void> } = {
@@ -122,47 +215,6 @@ describe('whenPageHydrated', () => {
   it('is done with the shell when the shell is the whole page', async () => {
     const router = fakeRouter([{ ...ok, globalNotFound: true }]);
     expect(await settled(whenPageHydrated(router, Promise.resolve()))).toBe(true);
-  });
-});
-
-/** Matches as Router 1.120 does for these paths: the root, then the route (if any). */
-const ROUTES: Record<string, string[]> = {
-  '/': ['__root__', '/'],
-  '/about': ['__root__', '/about'],
-  '/about/': ['__root__', '/about'],
-  '/errors/abc': ['__root__', '/errors/$eventId'],
-  '/errors/def': ['__root__', '/errors/$eventId'],
-  '/nowhere': ['__root__'],
-};
-
-const at = (pathname: string): RouterLocation => ({ pathname, search: {} });
-
-function routerAt(pathname: string): PageLoadRouter {
-  return {
-    state: { location: at(pathname) },
-    matchRoutes: (path) => (ROUTES[path] ?? []).map((routeId) => ({ routeId })),
-  };
-}
-
-describe('routeIdOf', () => {
-  it.each([
-    ['/about', '/about'],
-    ['/errors/abc', '/errors/$eventId'],
-    ['/nowhere', '__root__'],
-  ])('%s is named %s', (path, routeId) => {
-    expect(routeIdOf(routerAt('/'), at(path))).toBe(routeId);
-  });
-});
-
-describe('showsPageLoadRoute', () => {
-  it.each([
-    ['the same page', '/about', '/about', true],
-    ['the URL normalised to the same route', '/about/', '/about', true],
-    ['another page of the same route', '/errors/abc', '/errors/def', true],
-    ['a page of another route', '/', '/about', false],
-    ['the not-found page, then a route', '/nowhere', '/', false],
-  ])('%s: loaded %s, now %s -> %s', (_case, loaded, now, shows) => {
-    expect(showsPageLoadRoute(routerAt(now), at(loaded))).toBe(shows);
   });
 });
 

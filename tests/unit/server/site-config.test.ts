@@ -2,7 +2,7 @@
  * The process's site config, then the monitoring mode's DSNs and start lines.
  */
 import { describe, expect, it } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { parseServerEnv, type ServerConfig } from '#app/server/env.server';
 import {
   describeInboxAccess,

@@ -1,6 +1,6 @@
 import { createEventEnvelope, makeDsn, serializeEnvelope } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { SDK_METADATA } from '#app/monitoring/recorder/report';
+import { SDK_METADATA } from '#app/monitoring/recorder/recorder';
 import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
 import { classifyEnvelope } from '#app/server/inbox/classify-envelope';
 import { readEnvelope } from '#app/server/inbox/envelope';

@@ -12,7 +12,7 @@ import {
   serializeEnvelope,
 } from '@sentry/core';
 import { describe, expect, it } from 'vitest';
-import { SDK_METADATA } from '#app/monitoring/recorder/report';
+import { SDK_METADATA } from '#app/monitoring/recorder/recorder';
 import { sessionEnvelope } from '#app/monitoring/start-browser-monitoring';
 import {
   ENVELOPE_LIMITS,

@@ -2,8 +2,7 @@
  * Tests of allow-list, one section per part of the module, in its order.
  */
 import { describe, expect, it } from 'vitest';
-import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { type Dsn, isDsn, LOCAL_INBOX_DSN, parseDsn } from '#app/monitoring/dsn';
 import {
   createAllowList,
   HeaderLineScanner,

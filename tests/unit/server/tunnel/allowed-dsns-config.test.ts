@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { formatDsn, LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { parseServerEnv } from '#app/server/env.server';
 
 const allowed = (env: Record<string, string>) => {

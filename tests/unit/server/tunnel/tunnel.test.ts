@@ -8,8 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dsn, isDsn, parseDsn } from '#app/monitoring/dsn';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { type Dsn, isDsn, LOCAL_INBOX_DSN, parseDsn } from '#app/monitoring/dsn';
 import { IngestError } from '#app/server/inbox/store/ingest-protocol';
 import { createAllowList } from '#app/server/tunnel/allow-list';
 import {

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { takeTokenFromFragment, tokenInFragment } from '#app/components/inbox/sign-in-fragment';
+import { describe, expect, it, vi } from 'vitest';
+import { takeTokenFromFragment, tokenInFragment } from '#app/routes/errors/sign-in';
+
+// The fragment's rules only: not the inbox's server functions, which reach its store.
+vi.mock('#app/server/inbox.functions', () => ({ getInboxAccess: () => {}, signInToInbox: {} }));
 
 describe('tokenInFragment', () => {
   it.each([

@@ -1,13 +1,13 @@
 import { notFound, redirect } from '@tanstack/react-router';
 import { describe, expect, it } from 'vitest';
-import type { Recorded } from '#app/monitoring/recorder/recorder';
 import {
   ONERROR,
   ownScriptOf,
+  type Recorded,
   type Report,
   randomEventId,
   thrownFacts,
-} from '#app/monitoring/recorder/report';
+} from '#app/monitoring/recorder/recorder';
 import { isWorthSending } from '#app/monitoring/start-browser-monitoring';
 
 describe('thrownFacts', () => {

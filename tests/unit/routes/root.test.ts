@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { isInboxPath } from '#app/components/InboxNavLink';
+import { describe, expect, it, vi } from 'vitest';
+import { isInboxPath } from '#app/routes/__root';
+
+// The navigation's rule only: not the server function the root's beforeLoad calls, nor the
+// recorder's inline script, which only the app's build makes.
+vi.mock('#app/server/example.functions', () => ({ failRootBeforeLoadOnRequest: () => {} }));
+vi.mock('#app/monitoring/recorder/recorder.ts?inline-script', () => ({ default: '' }));
 
 describe('isInboxPath: where the navigation marks the inbox link current', () => {
   it.each([
