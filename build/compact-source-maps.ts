@@ -3,11 +3,10 @@
  * nearly every character of each module it changes (`@rollup/plugin-replace` maps `hires: true`),
  * and traced back through vite's maps most of them repeat the mapping before them: the main
  * chunk's map had 733,023 mappings for 917,290 bytes of code. Node decodes the server's maps
- * before it listens (decision 0701) and keeps them: 77 MB of heap for that one map, which every
- * garbage collection then marks, about 0.8 ms of CPU a rendered page (docs/performance.md). A
- * mapping that repeats the previous one on its line (same source, line and column, no name)
- * tells a lookup nothing new: without it every position maps where it did (197,191 mappings,
- * 21 MB decoded).
+ * before it listens (decision 0701) and keeps them: 77 MB of heap for that one map, in a heap
+ * the garbage collector marks whole (docs/performance.md). A mapping that repeats the previous
+ * one on its line (same source, line and column, no name) tells a lookup nothing new: without
+ * it every position maps where it did (197,191 mappings, 21 MB decoded).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
