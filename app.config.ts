@@ -3,6 +3,7 @@ import { sentryVitePlugin } from '@sentry/vite-plugin';
 import { defineConfig } from '@tanstack/react-start/config';
 import type { Plugin } from 'vite';
 import { clientChunkFileName, clientChunkOf } from './build/client-chunks';
+import { compactServerSourceMaps } from './build/compact-source-maps';
 import { devOverlay } from './build/dev-overlay';
 import { importAliases } from './build/import-aliases';
 import { inlineScripts } from './build/inline-scripts';
@@ -157,6 +158,11 @@ export default defineConfig({
   // (build/server-side-files.ts).
   app.hooks.hook('app:build:nitro:end', async ({ nitro }) => {
     await buildServerSideFiles(nitro.options.output.serverDir);
+    // Last, once every server map is written: the server keeps them decoded (decision 0701).
+    const { files, mappings } = compactServerSourceMaps(nitro.options.output.serverDir);
+    console.log(
+      `[source maps] ${files} server maps without repeated mappings: ${mappings[0]} → ${mappings[1]}`,
+    );
   });
   return app;
 });
