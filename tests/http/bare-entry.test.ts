@@ -1,5 +1,5 @@
 /**
- * `node .output/server/index.mjs` with no NODE_ENV at all, as nitro's build line suggests and
+ * `node the built server entry` with no NODE_ENV at all, as nitro's build line suggests and
  * docs/production.md promises runs as production: the libraries must think so too. React's
  * development server renderer writes a failed render's message and server stack into the HTML
  * (`data-msg`, `data-stck`), which the production one never does.
