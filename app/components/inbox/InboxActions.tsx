@@ -8,7 +8,7 @@ import { useEffect, useState } from 'react';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import type { IssueStatus as Status } from '#app/server/inbox/store/inbox-database.server';
 import type { TriageActionName, TriageState } from '#app/server/inbox/triage';
-import { clearInbox, signOutOfInbox, triageIssues } from '#app/server/inbox.functions';
+import { clearInbox, signOutOfInbox, triageIssues } from '#app/server/inbox/inbox.functions';
 import { countOf, triageNoteOf } from './format';
 
 /**

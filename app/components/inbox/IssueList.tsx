@@ -5,7 +5,7 @@
 import { Link } from '@tanstack/react-router';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
 import type { ReleaseHealth as Health } from '#app/server/inbox/release-health';
-import type { ListedIssue } from '#app/server/inbox.functions';
+import type { ListedIssue } from '#app/server/inbox/inbox.functions';
 import { Sparkline } from './Charts';
 import { countOf, formatUtc, isoOf, triageNoteOf, usersOf } from './format';
 import { BULK_FORM_ID, StatusBadges } from './InboxActions';

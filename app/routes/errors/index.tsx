@@ -20,7 +20,7 @@ import {
   issueListFiltersOf,
   issueListSearchOf,
 } from '#app/server/inbox/inbox-inputs';
-import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
+import { type InboxIssues, listInboxIssues } from '#app/server/inbox/inbox.functions';
 import { inboxPagesOnly, pageTitle, useSiteConfig } from '#app/site-config';
 
 export const Route = createFileRoute('/errors/')({

@@ -20,7 +20,7 @@ import { localInbox } from './store/local-inbox.server';
 
 /**
  * Who may read and clear the local inbox. Pure policy over what a request says about itself;
- * the glue is below and in ../inbox.functions.ts. Why: the inbox holds
+ * the glue is below and in ./inbox.functions.ts. Why: the inbox holds
  * the full text and stack of every server failure, which the error pages never show, and behind
  * a proxy on this machine every visitor looks local
  * (docs/decisions/0306-inbox-sign-in-by-default.md).
@@ -223,7 +223,7 @@ function isLiveSession(session: string): boolean {
  * Not h3's useSession (sealed cookies): ending sessions, idle expiry and the bound need this
  * table anyway, so sealing would only wrap an unguessable id in a password every worker must
  * share, and h3 1.15's getSession sets a cookie on every request that has none. h3 writes and
- * reads the cookie itself (setCookie, getCookie in ../inbox.functions.ts).
+ * reads the cookie itself (setCookie, getCookie in ./inbox.functions.ts).
  */
 /** 12 hours without a visit ends a session: a working day, not an unattended week. */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
