@@ -10,8 +10,11 @@ import {
   sourceContentFor,
   type TraceMap,
 } from '@jridgewell/trace-mapping';
-import { declaredFunctionName } from '#app/server/inbox/source-maps/declared-name';
-import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/resolve-frame';
+import {
+  declaredFunctionName,
+  type SourceContext,
+  SourceLines,
+} from '#app/server/inbox/source-maps/resolve-frame';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
 /** One chunk of the built server: its map and its generated lines (read when first needed). */
@@ -98,7 +101,7 @@ export const MAX_SEARCHED_MAPPINGS = 512 * 1024;
 /**
  * The original name of the function a frame is in, when Node's name for it is not one of ours:
  * the frame's original position back to its generated one in this chunk, then the declaration
- * walk the browser's frames use too (`declaredFunctionName`, declared-name.ts).
+ * walk the browser's frames use too (`declaredFunctionName` in app/server/inbox/source-maps/resolve-frame.ts).
  */
 export function originalFunctionName(
   place: SourceInChunk,

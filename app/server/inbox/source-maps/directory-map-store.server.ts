@@ -79,7 +79,7 @@ export interface DirectoryMapStoreOptions {
   /**
    * Where the chunks are, at the maps' relative paths without `.map` (the browser's chunks in
    * `.output/public`, their maps moved out of it): a chunk's text is read with its map, so a
-   * frame's function can be named by its declaration (declared-name.ts). None: maps only.
+   * frame's function can be named by its declaration (`declaredFunctionName`, ./resolve-frame.ts). None: maps only.
    */
   chunksRoot?: string;
   fileSystem?: MapFileSystem;
