@@ -3,9 +3,9 @@
  * (its filters, each row with its counts and sparkline, the environment badge).
  */
 import { Link } from '@tanstack/react-router';
-import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
-import type { ReleaseHealth as Health } from '#app/server/inbox/release-health';
 import type { ListedIssue } from '#app/server/inbox/inbox.functions';
+import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
+import type { ReleaseHealth as Health } from '#app/server/inbox/store/inbox-reads.server';
 import { Sparkline } from './Charts';
 import { countOf, formatUtc, isoOf, triageNoteOf, usersOf } from './format';
 import { BULK_FORM_ID, StatusBadges } from './InboxActions';

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { normaliseEventId } from './protocol-values';
-import type { IssueSummary } from './store/inbox-database.server';
+import type { IssueSummary } from './store/inbox-reads.server';
 import { TRIAGE_ACTION_NAMES, type TriageActionName } from './triage';
 
 export const ISSUES_PAGE_SIZE = 50;

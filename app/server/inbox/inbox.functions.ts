@@ -37,16 +37,15 @@ import {
   triageFieldsOf,
 } from './inbox-inputs';
 import { normaliseEventId, wellFormed } from './protocol-values';
-import type { ReleaseHealth } from './release-health';
+import type { InboxDatabase, TriageTarget } from './store/inbox-database.server';
 import type {
   ClearProgress,
   EventPage,
-  InboxDatabase,
   IssueDetail,
   IssueList,
   IssueSummary,
-  TriageTarget,
-} from './store/inbox-database.server';
+  ReleaseHealth,
+} from './store/inbox-reads.server';
 import { type LocalInbox, localInbox } from './store/local-inbox.server';
 import { TRIAGE_ACTIONS } from './triage';
 

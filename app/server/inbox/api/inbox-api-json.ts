@@ -9,7 +9,7 @@ import type {
   IssueDetail,
   IssueSummary,
   ListedEvent,
-} from '#app/server/inbox/store/inbox-database.server';
+} from '#app/server/inbox/store/inbox-reads.server';
 import type { TriageState } from '#app/server/inbox/triage';
 
 const HOUR_MS = 3_600_000;

@@ -5,7 +5,7 @@
  * The front door that answers it: ./inbox-api.server.ts; the API's contract: docs/local-inbox.md.
  */
 import * as v from 'valibot';
-import type { IssueSort } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueSort } from '#app/server/inbox/store/inbox-reads.server';
 import { ISSUE_ORDER, ISSUE_SORTS, issueIdOf, MAX_FILTER_TEXT } from '../inbox-inputs';
 
 /** Every path under it is the API's (an unknown one is its 404, not a page's). */

@@ -10,7 +10,7 @@ import {
   linkHeaderOf,
   nextPathOf,
 } from '#app/server/inbox/api/inbox-api-json';
-import type { IssueDetail, IssueSummary } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueDetail, IssueSummary } from '#app/server/inbox/store/inbox-reads.server';
 
 const HOUR = 3_600_000;
 // 2026-11-28 10:30 UTC: the last hourly bucket starts at 10:00, the last daily one at 00:00.

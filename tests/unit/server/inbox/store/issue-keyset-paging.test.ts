@@ -11,10 +11,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ISSUE_ORDER, ISSUE_SORTS } from '#app/server/inbox/inbox-inputs';
 import {
   type InboxDatabase,
-  type IssueSort,
   openInboxDatabase,
   type PreparedEnvelope,
 } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueSort } from '#app/server/inbox/store/inbox-reads.server';
 
 const NOW = Date.UTC(2026, 10, 28, 12);
 let counter = 0;

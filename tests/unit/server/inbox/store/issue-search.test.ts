@@ -9,14 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseIssueSearch } from '#app/server/inbox/issue-search';
+import { parseIssueSearch, searchSqlOf } from '#app/server/inbox/issue-search';
 import {
   type InboxDatabase,
   openInboxDatabase,
   type PreparedEnvelope,
   type PreparedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
-import { searchSqlOf } from '#app/server/inbox/store/issue-search-sql';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
 
