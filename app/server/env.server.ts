@@ -25,11 +25,7 @@ import {
   type SmtpServer,
   smtpServerOf,
 } from './inbox/alerts/email-config';
-import {
-  DEFAULT_INBOX_MAX_MB,
-  MAX_INBOX_MAX_MB,
-  MIN_INBOX_MAX_MB,
-} from './inbox/store/inbox-database.server';
+import { DEFAULT_INBOX_MAX_MB, MAX_INBOX_MAX_MB, MIN_INBOX_MAX_MB } from './inbox/store/store-cap';
 import {
   NO_TRUSTED_PROXIES,
   PROXY_RANGE_NAMES,

@@ -14,7 +14,7 @@
  * What is kept (docs/local-inbox.md):
  * - every issue's counts, first and last seen, hourly counts, environments, releases, tag
  *   values and distinct users (each capped per issue), until the inbox is cleared, or until the
- *   file reaches its cap on disk (`maxMb`, `storeCapOf` below): then the issues seen longest ago go,
+ *   file reaches its cap on disk (`maxMb`, ./store-cap.ts): then the issues seen longest ago go,
  *   with all of it;
  * - raw events up to `maxEvents` in all; past it the oldest go, except each issue's first and
  *   latest, so a flood of one error never evicts a rare one;
@@ -54,6 +54,13 @@ import {
   triageStateOf,
 } from './inbox-reads.server';
 import { MIGRATIONS } from './migrations';
+import {
+  DEFAULT_INBOX_MAX_MB,
+  evictionTargetOf,
+  type StoreCap,
+  type StorePages,
+  storeCapOf,
+} from './store-cap';
 
 /** One error event, prepared for storage (validated, normalised and grouped off this thread). */
 export interface PreparedEvent {
@@ -195,7 +202,7 @@ export function openInboxDatabase(path: string, options: InboxDatabaseOptions): 
       // FULL: a commit is on disk before the tunnel answers 200, power loss included.
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
-      // The WAL's share of the cap (`storeCapOf`): checkpointed at a quarter of it, and
+      // The WAL's share of the cap (./store-cap.ts): checkpointed at a quarter of it, and
       // truncated back to that afterwards, so a burst of writes does not keep its high-water size.
       db.pragma(`wal_autocheckpoint = ${cap.walAutocheckpointPages}`);
       db.pragma(`journal_size_limit = ${cap.journalSizeLimitBytes}`);
@@ -429,7 +436,7 @@ function inboxDatabase(
   };
 
   /**
-   * The file back within its cap (`storeCapOf`): past the threshold the issues seen longest
+   * The file back within its cap (./store-cap.ts): past the threshold the issues seen longest
    * ago go, a few at a time by the last-seen index (their events, hashes, hours, tags and
    * releases with them, by ON DELETE CASCADE), until the data is back down; an issue is never
    * evicted while it is the only one left, only its oldest events are. The pages freed are
@@ -820,88 +827,14 @@ function prepareWrites(db: Database.Database) {
   };
 }
 
-/*
- * How the inbox database stays within MONITORING_INBOX_MAX_MB on disk, WAL included (decision
- * 1000). Pure: `keepWithinCap` reads the page counts and does what
- * these functions say.
- *
- * - A quarter of the cap is for the write-ahead log: SQLite checkpoints it when it holds a quarter
- *   of that (`wal_autocheckpoint`) and truncates it back to that after a checkpoint
- *   (`journal_size_limit`); the ingest thread keeps each transaction small (a batch of at most
- *   MAX_BATCH_BYTES of envelopes), so the log does not outgrow its quarter.
- * - The rest is for the data. Past 95% of it in use, the oldest issues are evicted (with their
- *   events, hashes, hours, tags and releases) down to 90%, so eviction runs in bursts, not on
- *   every report. The freed pages are reused before the file grows, so the file stays within
- *   95% of the data's share; they go back to the file system after a clear (incremental vacuum).
- */
-
-export const PAGE_SIZE = 4096;
-/** A small server's disk: room for tens of thousands of issues. */
-export const DEFAULT_INBOX_MAX_MB = 256;
-/** Below this the log's quarter cannot hold one batch and its evictions. */
-export const MIN_INBOX_MAX_MB = 8;
-export const MAX_INBOX_MAX_MB = 1024 * 1024;
-
-const MIB = 1024 * 1024;
-const WAL_SHARE = 1 / 4;
-const EVICT_ABOVE = 0.95;
-const EVICT_DOWN_TO = 0.9;
-/** Session outcomes remembered (to count a session's crash once) per MiB of cap: about 4% of it. */
-const SESSION_OUTCOMES_PER_MB = 128;
-
-export interface StoreCap {
-  /** The cap, bytes: the database file and its WAL together. */
-  maxBytes: number;
-  /** PRAGMA wal_autocheckpoint, in pages. */
-  walAutocheckpointPages: number;
-  /** PRAGMA journal_size_limit, bytes: what the WAL is truncated back to after a checkpoint. */
-  journalSizeLimitBytes: number;
-  /** Pages in use past which the oldest issues are evicted. */
-  evictAbovePages: number;
-  /** Pages in use that eviction brings the data back to. */
-  evictDownToPages: number;
-  /** Session outcomes kept; the oldest go past it. */
-  maxSessionOutcomes: number;
-}
-
-/** The cap's shares, in SQLite's units, for a cap of `maxMb` MiB. */
-export function storeCapOf(maxMb: number, pageSize = PAGE_SIZE): StoreCap {
-  const maxBytes = maxMb * MIB;
-  const walBytes = Math.floor(maxBytes * WAL_SHARE);
-  const dataPages = Math.floor((maxBytes - walBytes) / pageSize);
-  return {
-    maxBytes,
-    walAutocheckpointPages: Math.max(1, Math.floor(walBytes / 4 / pageSize)),
-    journalSizeLimitBytes: Math.floor(walBytes / 4),
-    evictAbovePages: Math.floor(dataPages * EVICT_ABOVE),
-    evictDownToPages: Math.floor(dataPages * EVICT_DOWN_TO),
-    maxSessionOutcomes: maxMb * SESSION_OUTCOMES_PER_MB,
-  };
-}
-
-export interface StorePages {
-  /** The file's length in pages. */
-  pageCount: number;
-  /** Pages on its free list, reused by later writes before the file grows. */
-  freePages: number;
-}
-
-/** Pages in use that eviction must bring the data back to; undefined while within the cap. */
-export function evictionTargetOf(pages: StorePages, cap: StoreCap): number | undefined {
-  const used = pages.pageCount - pages.freePages;
-  return used > cap.evictAbovePages ? cap.evictDownToPages : undefined;
-}
-
-/*
- * The tags an issue keeps for its breakdown (the issue's page): MAX_TAG_KEYS keys, each with
- * MAX_TAG_VALUES values; past a kept key's cap its new values count as "(other)", keys past the
- * issue's cap are not kept, so invented keys and values cannot swell an issue (issue 32).
- *
- * The ingest applies this rule in SQL to the events of an issue it has (`countTag`, which reads the issue's tag rows for every tag), and through
- * `firstEventTags` to the event that opens an issue: with no rows yet the rule needs nothing
- * from the database, and a flood of new issues with 30 tags each spent most of the ingest
- * thread's time in those reads (decision 1015).
- */
+// The tags an issue keeps for its breakdown (the issue's page): MAX_TAG_KEYS keys, each with
+// MAX_TAG_VALUES values; past a kept key's cap its new values count as "(other)", keys past the
+// issue's cap are not kept, so invented keys and values cannot swell an issue (issue 32).
+//
+// The ingest applies this rule in SQL to the events of an issue it has (`countTag`, which reads the issue's tag rows for every tag), and through
+// `firstEventTags` to the event that opens an issue: with no rows yet the rule needs nothing
+// from the database, and a flood of new issues with 30 tags each spent most of the ingest
+// thread's time in those reads (decision 1015).
 
 /** The value counted for what is past a cap (the database's release, environment and health caps too). */
 export const OTHER_TAG_VALUE = '(other)';
@@ -946,11 +879,9 @@ export function firstEventTags(tags: ReadonlyArray<readonly [string, string]>): 
   return { counts, urls: [...urls] };
 }
 
-/*
- * Which release is newer, for "resolve in the next release" (decision 1222), as Sentry orders
- * them. Here, beside its one caller, rather than in ../triage.ts: the pages' bundle takes
- * triage.ts, and would take the semver parser with it.
- */
+// Which release is newer, for "resolve in the next release" (decision 1222), as Sentry orders
+// them. Here, beside its one caller, rather than in ../triage.ts: the pages' bundle takes
+// triage.ts, and would take the semver parser with it.
 
 /**
  * Whether `release` is newer than `resolvedIn`, the release an issue was resolved in the next

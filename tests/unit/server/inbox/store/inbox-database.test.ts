@@ -7,12 +7,12 @@ import {
   type InboxDatabase,
   MAX_USERS_PER_ISSUE,
   openInboxDatabase,
-  PAGE_SIZE,
   type PreparedEnvelope,
   type PreparedEvent,
 } from '#app/server/inbox/store/inbox-database.server';
 import { ISSUE_EVENTS_SQL } from '#app/server/inbox/store/inbox-reads.server';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
+import { PAGE_SIZE } from '#app/server/inbox/store/store-cap';
 import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
 
 const HOUR = 3_600_000;

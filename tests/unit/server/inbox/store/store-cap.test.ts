@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evictionTargetOf, storeCapOf } from '#app/server/inbox/store/inbox-database.server';
+import { evictionTargetOf, storeCapOf } from '#app/server/inbox/store/store-cap';
 
 const MIB = 1024 * 1024;
 
