@@ -15,8 +15,13 @@ import type { Server } from 'node:http';
 import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
+import { healthSignals } from './health/health.server';
 import { alertsConfigured, describeAlerts } from './inbox/alerts/channels.server';
-import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
+import {
+  localInbox,
+  prepareInboxAtStart,
+  reportInboxTroublesTo,
+} from './inbox/store/local-inbox.server';
 import {
   describeInboxAccess,
   describeMonitoring,
@@ -46,6 +51,8 @@ export default function startup(nitroApp: NitroAppLike): void {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+  // The inbox imports nothing of /health: its troubles reach /health through this link.
+  reportInboxTroublesTo(healthSignals());
   nitroApp.hooks.hook('close', flushFailureReports);
   nitroApp.hooks.hook('close', settleIngest);
   if (!nitroApp.listen) return;

@@ -19,7 +19,6 @@ import {
   INBOX_SESSION_COOKIE,
   type InboxAccessDecision,
   inboxSessions,
-  SESSION_MAX_AGE_MS,
   sessionCookieOptions,
 } from './inbox-access.server';
 import { type EventDetail, eventDetailOf, storedEventOf, type UnshownEvent } from './inbox-event';
@@ -36,6 +35,7 @@ import {
   TriageInput,
   triageFieldsOf,
 } from './inbox-inputs';
+import { SESSION_MAX_AGE_MS } from './inbox-sessions.server';
 import { normaliseEventId, wellFormed } from './protocol-values';
 import type { InboxDatabase, TriageTarget } from './store/inbox-database.server';
 import type {

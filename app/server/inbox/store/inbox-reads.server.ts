@@ -154,10 +154,8 @@ const MAX_ITEM_TYPES = 64;
 /** Events an issue's list of events shows at most on a page. */
 export const MAX_EVENTS_PAGE = 100;
 
-/*
- * What an issue keeps, per issue, so that invented values cannot swell it (issue 32): the
- * ingest's writes hold it to these, and the pages read no more than they allow.
- */
+// What an issue keeps, per issue, so that invented values cannot swell it (issue 32): the
+// ingest's writes hold it to these, and the pages read no more than they allow.
 /** Releases and environments kept per issue; past it, new ones count as "(other)". */
 export const MAX_RELEASES_PER_ISSUE = 100;
 export const MAX_ENVIRONMENTS_PER_ISSUE = 20;
@@ -631,24 +629,22 @@ function summaryOf(row: IssueRow, statements: ReadStatements, now: number): Issu
   };
 }
 
-/*
- * Release health as Sentry shows it, from the session counts the inbox keeps (pure, so the
- * counting policy is a table test: tests/unit/server/inbox/store/release-health.test.ts).
- *
- * What is counted (Relay's session metrics, relay-server/src/metrics_extraction/sessions/mod.rs,
- * with `SessionLike` in relay-event-schema/src/protocol/session.rs): a session is started once
- * (`init`); it is errored when an update has `errors > 0` or any status but `ok` and `exited`
- * (`SessionStatus::is_error`), which includes `unhandled`, `crashed` and `abnormal`; each of
- * those three is counted on its own too (`unhandled` since Relay 4939: an error nobody handled
- * that did not end the process, what the browser SDK sends). An aggregate's `errored`,
- * `unhandled`, `crashed` and `abnormal` are disjoint, and its sessions are their sum with
- * `exited`.
- *
- * What is shown (Sentry's sessions API and release page: `SumSessionField` and the
- * `useCrashFreeSessions` chart): five disjoint parts of the sessions, healthy, errored (handled
- * errors only), unhandled, crashed and abnormal; the crash-free rate is 1 − crashed / sessions,
- * so an `unhandled` session is not a crash (it shows in its own part and rate).
- */
+// Release health as Sentry shows it, from the session counts the inbox keeps (pure, so the
+// counting policy is a table test: tests/unit/server/inbox/store/release-health.test.ts).
+//
+// What is counted (Relay's session metrics, relay-server/src/metrics_extraction/sessions/mod.rs,
+// with `SessionLike` in relay-event-schema/src/protocol/session.rs): a session is started once
+// (`init`); it is errored when an update has `errors > 0` or any status but `ok` and `exited`
+// (`SessionStatus::is_error`), which includes `unhandled`, `crashed` and `abnormal`; each of
+// those three is counted on its own too (`unhandled` since Relay 4939: an error nobody handled
+// that did not end the process, what the browser SDK sends). An aggregate's `errored`,
+// `unhandled`, `crashed` and `abnormal` are disjoint, and its sessions are their sum with
+// `exited`.
+//
+// What is shown (Sentry's sessions API and release page: `SumSessionField` and the
+// `useCrashFreeSessions` chart): five disjoint parts of the sessions, healthy, errored (handled
+// errors only), unhandled, crashed and abnormal; the crash-free rate is 1 − crashed / sessions,
+// so an `unhandled` session is not a crash (it shows in its own part and rate).
 
 /** The counts kept per release and environment; each outcome counted once per session. */
 export interface SessionCounts {

@@ -10,19 +10,21 @@ import type { InboxAccess } from '#app/server/env.server';
 import {
   createSignInLimiter,
   type InboxRequest,
-  type InboxSessions,
   inboxAccessDecision,
   isForwarded,
-  MAX_SESSIONS,
-  openInboxSessions,
-  SESSION_IDLE_MS,
-  SESSION_MAX_AGE_MS,
   SIGN_IN_LOCKOUT_MS,
   SIGN_IN_MAX_CLIENTS,
   SIGN_IN_MAX_FAILURES,
   SIGN_IN_WINDOW_MS,
   tokenMatches,
 } from '#app/server/inbox/inbox-access.server';
+import {
+  type InboxSessions,
+  MAX_SESSIONS,
+  openInboxSessions,
+  SESSION_IDLE_MS,
+  SESSION_MAX_AGE_MS,
+} from '#app/server/inbox/inbox-sessions.server';
 import { openInboxDatabase } from '#app/server/inbox/store/inbox-database.server';
 import {
   clientKeyOf,
