@@ -6,6 +6,7 @@
  * stored event, at ingest for the issue's breakdown and again when a page shows the event. Pure.
  */
 import { isIP } from 'node:net';
+import UAParser from 'ua-parser-js';
 import { isRecord, wellFormedText } from './protocol-values';
 
 /** Tag pairs kept per event: the derived ones first, then the event's own. */
@@ -161,53 +162,52 @@ function pathOf(url: string): string {
   }
 }
 
-/**
- * The browser and OS of an event that does not say, from its request's `User-Agent`, as Relay
- * fills `contexts.browser` and `contexts.os` (it runs uap-core's full regex set; these are the
- * browsers and systems that set nearly all traffic, named as uap-core names them).
- */
+/** A browser or OS as a tag shows it: its name, and the major version when the agent gives one. */
 export interface NamedVersion {
   name: string;
-  /** The major version, when the agent gives one. */
   version?: string;
 }
 
-/** Most specific first: Edge and Opera say "Chrome" too, Chrome says "Safari". */
-const BROWSERS: Array<[name: string, pattern: RegExp]> = [
-  ['Edge', /\bEdg(?:e|A|iOS)?\/(\d+)/],
-  ['Opera', /\bOPR\/(\d+)/],
-  ['Samsung Internet', /\bSamsungBrowser\/(\d+)/],
-  ['Firefox', /\b(?:Firefox|FxiOS)\/(\d+)/],
-  ['Chrome Mobile iOS', /\bCriOS\/(\d+)/],
-  ['Chrome Mobile', /\bChrome\/(\d+)[\d.]* Mobile\b/],
-  ['Chrome', /\b(?:HeadlessChrome|Chrome|Chromium)\/(\d+)/],
-  ['Mobile Safari', /\bVersion\/(\d+)[\d.]* Mobile\/\S+ Safari\//],
-  ['Safari', /\bVersion\/(\d+)[\d.]* Safari\//],
-];
+/**
+ * ua-parser-js's names where uap-core's differ: Relay fills `contexts.browser` and `contexts.os`
+ * with uap-core's regexes, so these are the names Sentry shows. (ua-parser-js 1.x, MIT; 2.x is
+ * AGPL.) The library cuts an agent at 500 characters before any pattern sees it.
+ */
+const UAP_BROWSER_NAMES: Record<string, string> = {
+  'Chrome Headless': 'HeadlessChrome',
+  'Chrome WebView': 'Chrome Mobile WebView',
+  'Mobile Firefox': 'Firefox Mobile',
+};
+const UAP_OS_NAMES: Record<string, string> = {
+  'Mac OS': 'Mac OS X',
+  'Chromium OS': 'Chrome OS',
+};
 
-const SYSTEMS: Array<[name: string, pattern: RegExp]> = [
-  ['Windows', /\bWindows NT (\d+)/],
-  ['iOS', /\b(?:iPhone|iPad|iPod).*? OS (\d+)/],
-  ['Mac OS X', /\bMac OS X (\d+)/],
-  ['Android', /\bAndroid (\d+)/],
-  ['Chrome OS', /\bCrOS\b/],
-  ['Linux', /\bLinux\b/],
-];
-
+/** The browser of an event that does not say, from its request's `User-Agent`, as uap-core names it. */
 export function browserOf(userAgent: string): NamedVersion | undefined {
-  return firstMatch(BROWSERS, userAgent);
+  const agent = new UAParser(userAgent);
+  const { name, major } = agent.getBrowser();
+  if (!name) return undefined;
+  const os = agent.getOS().name;
+  // uap-core tells Chrome on a phone and on iOS apart by name; ua-parser-js by device and OS.
+  const uapName =
+    name === 'Chrome' && os === 'iOS'
+      ? 'Chrome Mobile iOS'
+      : name === 'Chrome' && agent.getDevice().type === 'mobile'
+        ? 'Chrome Mobile'
+        : name === 'Firefox' && os === 'iOS'
+          ? 'Firefox iOS'
+          : (UAP_BROWSER_NAMES[name] ?? name);
+  return namedVersion(uapName, major);
 }
 
+/** The OS of an event that does not say, from its request's `User-Agent`, as uap-core names it. */
 export function osOf(userAgent: string): NamedVersion | undefined {
-  return firstMatch(SYSTEMS, userAgent);
+  const { name, version } = new UAParser(userAgent).getOS();
+  if (!name) return undefined;
+  return namedVersion(UAP_OS_NAMES[name] ?? name, version?.split('.')[0]);
 }
 
-function firstMatch(table: Array<[string, RegExp]>, text: string): NamedVersion | undefined {
-  // Agents are short; a hostile one is cut before any pattern sees it.
-  const agent = text.slice(0, 512);
-  for (const [name, pattern] of table) {
-    const match = pattern.exec(agent);
-    if (match) return match[1] ? { name, version: match[1] } : { name };
-  }
-  return undefined;
+function namedVersion(name: string, major: string | undefined): NamedVersion {
+  return major ? { name, version: major } : { name };
 }
