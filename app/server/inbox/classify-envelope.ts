@@ -28,8 +28,8 @@
  * exited errored. What the page shows of them: ./release-health.ts.
  */
 import type { EnvelopeItem, ValidEnvelope } from './envelope';
+import { isRecord, newEventId, normaliseEventId, parseDateTime } from './envelope';
 import { type NormalisedEvent, normaliseEvent } from './normalise-event';
-import { isRecord, newEventId, normaliseEventId, parseDateTime } from './protocol-values';
 
 export type SessionStatus = 'ok' | 'exited' | 'crashed' | 'abnormal' | 'errored' | 'unhandled';
 

@@ -4,7 +4,7 @@
  * that build them and the functions that check them (./inbox.functions.ts). Pure.
  */
 import * as v from 'valibot';
-import { normaliseEventId } from './protocol-values';
+import { normaliseEventId } from './envelope';
 import type { IssueSummary } from './store/inbox-reads.server';
 import { TRIAGE_ACTION_NAMES, type TriageActionName } from './triage';
 

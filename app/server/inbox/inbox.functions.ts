@@ -10,6 +10,7 @@ import { serverConfig } from '#app/server/env.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { formPostRefusalOf, refusalResponse } from '#app/server/security/state-change-guard';
 import type { AlertHistoryEntry } from './alerts/alert-outbox.server';
+import { normaliseEventId } from './envelope';
 import { type ExceptionView, stackForDetail, topFramesFor } from './event-stack.server';
 import {
   attemptInboxToken,
@@ -21,7 +22,13 @@ import {
   inboxSessions,
   sessionCookieOptions,
 } from './inbox-access.server';
-import { type EventDetail, eventDetailOf, storedEventOf, type UnshownEvent } from './inbox-event';
+import {
+  type EventDetail,
+  eventDetailOf,
+  storedEventOf,
+  type UnshownEvent,
+  wellFormed,
+} from './inbox-event';
 import {
   ClearInboxInput,
   InboxEventInput,
@@ -36,7 +43,6 @@ import {
   triageFieldsOf,
 } from './inbox-inputs';
 import { SESSION_MAX_AGE_MS } from './inbox-sessions.server';
-import { normaliseEventId, wellFormed } from './protocol-values';
 import type { InboxDatabase, TriageTarget } from './store/inbox-database.server';
 import type {
   ClearProgress,

@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
-import { isRecord } from '#app/server/inbox/protocol-values';
+import { isRecord } from '#app/server/inbox/envelope';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   firstOfStores,

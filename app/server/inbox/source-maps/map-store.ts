@@ -3,7 +3,7 @@
  * ID and file, and the debug images an event names.
  */
 import type { TraceMap } from '@jridgewell/trace-mapping';
-import { isRecord } from '#app/server/inbox/protocol-values';
+import { isRecord } from '#app/server/inbox/envelope';
 
 /**
  * Where parsed source maps come from. The resolver asks by the debug id an event names, or by

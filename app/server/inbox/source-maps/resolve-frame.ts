@@ -12,8 +12,8 @@ import {
   sourceContentFor,
   type TraceMap,
 } from '@jridgewell/trace-mapping';
+import { isRecord } from '#app/server/inbox/envelope';
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
-import { isRecord } from '#app/server/inbox/protocol-values';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   type DebugImage,

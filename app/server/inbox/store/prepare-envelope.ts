@@ -1,14 +1,13 @@
 /**
  * An envelope made ready to store, in the ingest thread: parsed and judged, its frames resolved
- * for grouping (bounded), its tags and its user key derived (../event-tags.ts).
+ * for grouping (bounded), its tags and its user key derived (`eventTagsOf`, `userKeyOf` in ../inbox-event.ts).
  */
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
-import { readEnvelope } from '../envelope';
-import { eventTagsOf, ownTagsOf, pageUrlOf, userKeyOf } from '../event-tags';
+import { isRecord, readEnvelope } from '../envelope';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
+import { eventTagsOf, ownTagsOf, pageUrlOf, userKeyOf, wellFormedText } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
-import { isRecord, wellFormedText } from '../protocol-values';
 import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store';
 import { resolveEventFrames } from '../source-maps/resolve-frame';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';

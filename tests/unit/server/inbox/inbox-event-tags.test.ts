@@ -7,7 +7,7 @@ import {
   osOf,
   traceIdOf,
   userKeyOf,
-} from '#app/server/inbox/event-tags';
+} from '#app/server/inbox/inbox-event';
 
 describe('userKeyOf: Sentry’s `sentry:user` key', () => {
   it.each([
