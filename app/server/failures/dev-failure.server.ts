@@ -13,12 +13,12 @@ import * as v from 'valibot';
 import type { ViteDevServer } from 'vite';
 import { GECKO_FRAME, V8_FRAME } from '#app/monitoring/recorder/minimal-envelope';
 import type { StackFrame as EventFrame } from '#app/server/inbox/inbox-event';
-import type { BuildMaps } from '#app/server/inbox/source-maps/directory-map-store.server';
+import type { BuildMaps } from '#app/server/inbox/source-maps/map-store.server';
 import {
   type MapLookup,
   NO_MAP,
   type SourceMapStore,
-} from '#app/server/inbox/source-maps/map-store';
+} from '#app/server/inbox/source-maps/map-store.server';
 import { resolveEventFrames } from '#app/server/inbox/source-maps/resolve-frame';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { devViteServer } from '../../../build/dev-overlay';

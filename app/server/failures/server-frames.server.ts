@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TraceMap } from '@jridgewell/trace-mapping';
 import type { StackFrame } from '@sentry/core';
-import { buildOutputOf } from '#app/server/inbox/source-maps/directory-map-store.server';
+import { buildOutputOf } from '#app/server/inbox/source-maps/map-store.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { originalFacts, type ServerChunk, type SourceInChunk } from './original-frames';
 

@@ -7,8 +7,7 @@ import { devBuildMaps } from '#app/server/failures/dev-failure.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { type ExceptionDetail, exceptionsOf, type StackFrame, storedEventOf } from './inbox-event';
-import { type BuildMaps, buildMaps } from './source-maps/directory-map-store.server';
-import { debugImagesOf } from './source-maps/map-store';
+import { type BuildMaps, buildMaps, debugImagesOf } from './source-maps/map-store.server';
 import {
   type FrameResolution,
   type ResolvedEvent,

@@ -22,7 +22,7 @@ import {
   type MapLookup,
   NO_MAP,
   type SourceMapStore,
-} from './map-store';
+} from './map-store.server';
 
 /**
  * One frame mapped back to our source, through one parsed source map: where it is in the original source, the

@@ -8,8 +8,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { type AlertSender, startAlertSender } from '../alerts/alert-sender.server';
 import { alertChannels, alertOutboxOptionsOf } from '../alerts/channels.server';
-import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';
-import { firstOfStores } from '../source-maps/map-store';
+import { createDirectoryMapStore, firstOfStores } from '../source-maps/map-store.server';
 import {
   type InboxDatabase,
   openInboxDatabase,

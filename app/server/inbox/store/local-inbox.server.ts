@@ -21,7 +21,7 @@ import {
   SESSION_IDLE_MS,
   SESSION_MAX_AGE_MS,
 } from '../inbox-sessions.server';
-import { buildOutputOf } from '../source-maps/directory-map-store.server';
+import { buildOutputOf } from '../source-maps/map-store.server';
 import {
   type InboxDatabase,
   type InboxDatabaseOptions,

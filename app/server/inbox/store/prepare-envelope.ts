@@ -8,7 +8,7 @@ import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
 import { eventTagsOf, ownTagsOf, pageUrlOf, userKeyOf, wellFormedText } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
-import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store';
+import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store.server';
 import { resolveEventFrames } from '../source-maps/resolve-frame';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
 

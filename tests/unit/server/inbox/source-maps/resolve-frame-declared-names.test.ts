@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TraceMap } from '@jridgewell/trace-mapping';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
+import { createDirectoryMapStore } from '#app/server/inbox/source-maps/map-store.server';
 import {
   declaredFunctionName,
   resolveEventFrames,

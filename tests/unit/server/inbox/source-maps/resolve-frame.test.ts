@@ -5,12 +5,12 @@ import { eachMapping, TraceMap } from '@jridgewell/trace-mapping';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventDetailOf } from '#app/server/inbox/inbox-event';
 import { normaliseEvent } from '#app/server/inbox/normalise-event';
-import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
 import {
+  createDirectoryMapStore,
   debugImagesOf,
   firstOfStores,
   type SourceMapStore,
-} from '#app/server/inbox/source-maps/map-store';
+} from '#app/server/inbox/source-maps/map-store.server';
 import {
   functionNameOf,
   MAX_CONTEXT_LINE,
