@@ -208,7 +208,7 @@ export function EnvironmentBadge({ environment }: { environment: string }) {
 /**
  * Release health from the session updates the SDK sends: per release and environment, the
  * sessions and their parts (healthy, errored, unhandled, crashed and abnormal, which add up to
- * them) and the crash-free rate, as Sentry shows them (app/server/inbox/release-health.ts).
+ * them) and the crash-free rate, as Sentry shows them (`releaseHealthOf` in app/server/inbox/store/inbox-reads.server.ts).
  */
 export function ReleaseHealth({ health }: { health: Health[] }) {
   if (health.length === 0) return <p>No sessions received yet.</p>;

@@ -2,9 +2,7 @@
  * Envelopes as the inbox reads them: the framing over bytes (as Relay reads it), then the strict
  * reading of an envelope at ingest, and the values in them as Relay reads them (event ids,
  * times, what a JSON record is), which the event and session readers share.
- */
-
-/**
+ *
  * Envelope framing over bytes, exactly as Relay reads it, so binary payloads (attachments,
  * replay recordings) pass through untouched. Format:
  * https://develop.sentry.dev/sdk/data-model/envelopes/

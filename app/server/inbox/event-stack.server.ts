@@ -243,7 +243,7 @@ function frameView(
     column: resolution.column,
   };
   if (resolution.functionName) view.functionName = resolution.functionName;
-  // A frame Node mapped has no source of its own here (frame-origin.ts): the SDK's lines are
+  // A frame Node mapped has no source of its own here (`frameOrigin` in ./source-maps/resolve-frame.ts): the SDK's lines are
   // for the same file and line.
   const context = resolution.context ?? frame?.context;
   if (withContext && context) view.context = context;

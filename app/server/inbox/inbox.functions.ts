@@ -1,6 +1,9 @@
 /**
  * The inbox's server functions: reading and acting on the inbox (issues, events, status,
- * clearing), then access to it (signing in and out). Both sit behind the /errors pages.
+ * clearing), then access to it (signing in and out). Both sit behind the /errors pages (local
+ * inbox mode only), over the inbox database (./store/). With SENTRY_DSN set each throws
+ * notFound(), so the pages answer 404. Inputs are validated with valibot; everything a page
+ * receives goes through wellFormed().
  */
 import { notFound, redirect } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
@@ -55,11 +58,6 @@ import type {
 import { type LocalInbox, localInbox } from './store/local-inbox.server';
 import { TRIAGE_ACTIONS } from './triage';
 
-/**
- * Server functions behind the /errors pages (local inbox mode only), over the inbox database
- * (./store/). With SENTRY_DSN set each throws notFound(), so the pages answer 404. Inputs are
- * validated with valibot; everything a page receives goes through wellFormed().
- */
 /**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
  * redirect to the sign-in page for a request the inbox is private to (./inbox-access.server.ts).
@@ -412,11 +410,10 @@ export const clearInbox = createServerFn({ method: 'POST' })
     throw new Response(null, { status: 303, headers: { Location: location } });
   });
 
-/**
- * Signing in to and out of the local inbox (decision 0306). Plain HTML forms post here, so
- * they work before hydration and without JavaScript; the answers are redirects, thrown as a
- * Response (see clearInbox in ./inbox.functions.ts for why thrown).
- */
+// Signing in to and out of the local inbox (decision 0306). Plain HTML forms post here, so
+// they work before hydration and without JavaScript; the answers are redirects, thrown as a
+// Response (see `clearInbox`, above, for why thrown).
+
 /** What the sign-in page shows: the form, or that the inbox is already open to this request. */
 export const getInboxAccess = createServerFn({ method: 'GET' }).handler(
   (): InboxAccessDecision => currentInboxAccess(),

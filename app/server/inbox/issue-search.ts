@@ -11,7 +11,7 @@
  * scan of events or payloads. Pure.
  */
 
-/** Issue statuses as `is:` names them; `regressed` is an unresolved issue seen again after it was resolved. */
+// Issue statuses as `is:` names them; `regressed` is an unresolved issue seen again after it was resolved.
 export const SEARCH_STATUSES = ['unresolved', 'resolved', 'ignored', 'regressed'] as const;
 export type SearchStatus = (typeof SEARCH_STATUSES)[number];
 

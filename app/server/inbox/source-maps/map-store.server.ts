@@ -32,7 +32,7 @@ export interface SourceMapStore {
   /** The map built with this debug id (a lowercase uuid). */
   byDebugId(debugId: string): Promise<MapLookup>;
   /**
-   * The map for a chunk by its URL path ("/_build/assets/index-abc.js"); the build's stores
+   * The map for a chunk by its URL path (under "/_build/assets/"); the build's stores
    * compare names only. `url` is the frame's whole URL: the dev server's modules are told apart
    * by their query too ("index.tsx?tsr-split=component").
    */
@@ -60,7 +60,7 @@ export function firstOfStores(stores: readonly SourceMapStore[]): SourceMapStore
 
 /**
  * The index a directory scan builds: each `*.map` file found, by debug id and by the chunk
- * file name it maps ("index-abc.js" for "assets/index-abc.js.map"). Pure. Only files in this
+ * file name it maps (a chunk's hashed name, for its map beside it with ".map" added). Pure. Only files in this
  * index are ever opened, so nothing an event says can name a file to read.
  */
 
@@ -96,7 +96,7 @@ export class MapIndex {
 
   /**
    * By the chunk's file name. Client chunk names carry a content hash and are unique; server
-   * chunk names are not ("index.mjs" in several folders), so when several maps share the name
+   * chunk names are not (nitro's entry name recurs in several folders), so when several maps share the name
    * the one whose own path is the longest tail of the URL path wins, and a tie answers nothing
    * rather than a wrong map.
    */
@@ -177,21 +177,20 @@ export function debugIdFor(filename: string, images: readonly DebugImage[]): str
 
 // A build output directory as a store.
 
-/**
- * Source maps read from a build's output directory (`.output/sourcemaps/client`, the server
- * chunks' folder), lazily: nothing is read until the first frame needs a map.
- *
- * - The scan, on first need, walks the root once (no symlinks followed, bounded in depth and
- *   count) and parses each `*.map` to learn its `debugId`. Parsing, not a regex over the first
- *   few KB: Rollup and the Sentry plugins write `debugId` LAST, after `sourcesContent`, so the
- *   head of the file does not have it, and only a parse tells a top-level key from text inside
- *   a string. It costs one JSON.parse per map per process (maps change only with a rebuild,
- *   which restarts the server); the parsed JSON is dropped at once.
- * - A map is then loaded only when a frame needs it, and kept in an LRU bounded by count and
- *   by bytes.
- * - Only files the scan found are ever opened: event data (a debug id, a URL) only selects
- *   among them and is never joined into a path. Files over MAX_MAP_BYTES are never read whole.
- */
+// Source maps read from a build's output directory (`.output/sourcemaps/client`, the server
+// chunks' folder), lazily: nothing is read until the first frame needs a map.
+//
+// - The scan, on first need, walks the root once (no symlinks followed, bounded in depth and
+//   count) and parses each `*.map` to learn its `debugId`. Parsing, not a regex over the first
+//   few KB: Rollup and the Sentry plugins write `debugId` LAST, after `sourcesContent`, so the
+//   head of the file does not have it, and only a parse tells a top-level key from text inside
+//   a string. It costs one JSON.parse per map per process (maps change only with a rebuild,
+//   which restarts the server); the parsed JSON is dropped at once.
+// - A map is then loaded only when a frame needs it, and kept in an LRU bounded by count and
+//   by bytes.
+// - Only files the scan found are ever opened: event data (a debug id, a URL) only selects
+//   among them and is never joined into a path. Files over MAX_MAP_BYTES are never read whole.
+
 /** Larger than any map a sane build writes (react-dom's with sources is ~3 MB); refuses a planted giant. */
 export const MAX_MAP_BYTES = 50 * 1024 * 1024;
 /** An event touches a handful of chunks; 16 covers several events' worth without growing. */
@@ -432,9 +431,8 @@ function found(loaded: LoadedMap, debugId: string | undefined): MapLookup {
   return lookup;
 }
 
-/**
- * The maps of this server's own build (.output/sourcemaps), as the inbox's map store reads them.
- */
+// The maps of this server's own build (.output/sourcemaps), as the inbox's map store reads them.
+
 /**
  * The build's source maps, one store per process (the pages' and the server functions' copies
  * of this module share it, see process-shared.server.ts): browser maps in
@@ -470,7 +468,7 @@ function openMaps(output: BuildOutput): BuildMaps {
 
 /**
  * Where the build's maps are, from the running server's own location. In the built server
- * every chunk's `import.meta.url` is the entry's, `.output/server/index.mjs` (nitro rewrites it
+ * every chunk's `import.meta.url` is the built server entry's (nitro rewrites it
  * to `globalThis._importMeta_.url`), the way node-server.server.ts finds `../public`. Under
  * `vinxi dev` it is the source module's own URL: there is no build, and no maps. Pure.
  */

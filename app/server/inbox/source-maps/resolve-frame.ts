@@ -251,7 +251,7 @@ export class SourceLines {
 /**
  * How an original source's path is shown: project-relative for our own files
  * ("app/routes/sentry-example-page/index.tsx"), from the package name on for libraries
- * ("react-dom/cjs/react-dom-client.production.js"). Bundlers write sources relative to the map
+ * (React DOM's production bundle, from "react-dom/" on). Bundlers write sources relative to the map
  * ("../../app/…"), with a scheme ("webpack://app/./app/…", "vite:"), or absolute from the build
  * machine ("/home/ci/project/app/…"); the reader wants the same short path for all of them.
  */
@@ -266,7 +266,7 @@ export interface ShownSource {
 const MAX_PATH = 256;
 const SCHEME = /^[a-z][a-z0-9+.-]*:(?:\/\/[^/]*)?/i;
 const NODE_MODULES = '/node_modules/';
-/** Rollup's virtual modules start with a NUL byte ("\0commonjsHelpers.js"); Vite's with "vite/". */
+/** Rollup's virtual modules start with a NUL byte (its CommonJS helpers); Vite's with "vite/". */
 const VIRTUAL = /^(?:\0|vite\/|__vite|virtual:)/;
 /**
  * Bundlers keep a module id's query in `sources`: the router's code splitting maps each route's
@@ -508,7 +508,7 @@ export interface FrameInput {
 export interface FramePosition {
   /** The chunk's URL or path exactly as in the frame: what `debug_meta.images` names. */
   filename: string;
-  /** The URL's path without query or fragment ("/_build/assets/index-abc.js"). */
+  /** The URL's path without query or fragment (a chunk under "/_build/assets/"). */
   path: string;
   /** 1-based, as trace-mapping's `originalPositionFor` takes it. */
   line: number;
@@ -561,7 +561,7 @@ function fail(reason: string): FramePositionResult {
  * (docs/decisions/0701), so a server event's frames name our TypeScript
  * ("/srv/app/app/routes/…/ssr-error.tsx", line 7) or a package under node_modules. Looking
  * such a frame up again in a map would be a second resolution of a position that is already
- * original: wrong at best, and a file name like "index.js" could pick some chunk's map. Only a
+ * original: wrong at best, and a bare file name that many packages share could pick some chunk's map. Only a
  * local file inside the built server's own folder (a chunk Node had no map for) still needs one.
  * Pure.
  */

@@ -224,7 +224,7 @@ describe('shownSource', () => {
       false,
     ],
     ['webpack with a namespace', 'webpack://my-app/./app/routes/x.tsx', 'app/routes/x.tsx', false],
-    ['webpack without one', 'webpack:///./app/routes/x.tsx', 'app/routes/x.tsx', false],
+    ['webpack without one', 'webpack:///./app/routes/index.tsx', 'app/routes/index.tsx', false],
     [
       'absolute from the build machine',
       '/home/ci/project/app/routes/x.tsx',
