@@ -8,8 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodedMappings, TraceMap } from '@jridgewell/trace-mapping';
-import { createDirectoryMapStore } from '../app/server/inbox/source-maps/directory-map-store.server.ts';
-import { firstOfStores } from '../app/server/inbox/source-maps/map-store.ts';
+import {
+  createDirectoryMapStore,
+  firstOfStores,
+} from '../app/server/inbox/source-maps/map-store.server.ts';
 import {
   resolveEventFrames,
   resolveTopFrame,

@@ -18,9 +18,13 @@ import { Server as NetServer, type Socket } from 'node:net';
 import { thisWorker } from './cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from './env.server';
 import { flushServerReports, reportsInFlight } from './failures/sentry-client.server';
-import { isShuttingDown, markShuttingDown } from './health/health.server';
+import { healthSignals, isShuttingDown, markShuttingDown } from './health/health.server';
 import { alertsConfigured, describeAlerts } from './inbox/alerts/alert-policy';
-import { localInbox, prepareInboxAtStart } from './inbox/store/local-inbox.server';
+import {
+  localInbox,
+  prepareInboxAtStart,
+  reportInboxTroublesTo,
+} from './inbox/store/local-inbox.server';
 import { SHUTDOWN_DRAIN_MS } from './node/server-limits.server';
 import {
   describeInboxAccess,
@@ -51,6 +55,8 @@ export default function startup(nitroApp: NitroAppLike): void {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+  // The inbox imports nothing of /health: its troubles reach /health through this link.
+  reportInboxTroublesTo(healthSignals());
   nitroApp.hooks.hook('close', flushFailureReports);
   nitroApp.hooks.hook('close', settleIngest);
   if (!nitroApp.listen) return;

@@ -166,7 +166,8 @@ function headerLines({ dir, complaints, label }) {
 
 const TOKEN = 'the-operators-token-for-the-bench';
 // tests/support/server-function-paths.ts's SIGN_IN_TO_INBOX_FN.
-const SIGN_IN_FN = '/_server/app_server_inbox_functions_ts--signInToInbox_createServerFn_handler';
+const SIGN_IN_FN =
+  '/_server/app_server_inbox_inbox_functions_ts--signInToInbox_createServerFn_handler';
 
 function signIn({ dir, complaints, label }) {
   return underAttack({

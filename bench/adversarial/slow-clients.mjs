@@ -22,7 +22,8 @@ import { forkNode, spawnNode } from './children.mjs';
 const SELF = fileURLToPath(import.meta.url);
 const LOCAL_DSN = 'http://localinbox@localhost/1';
 // tests/support/server-function-paths.ts's SIGN_IN_TO_INBOX_FN.
-const SIGN_IN_FN = '/_server/app_server_inbox_functions_ts--signInToInbox_createServerFn_handler';
+const SIGN_IN_FN =
+  '/_server/app_server_inbox_inbox_functions_ts--signInToInbox_createServerFn_handler';
 const BATCH = 100;
 
 /** The child holding `count` clients of `kind` against 127.0.0.1:`port`. */

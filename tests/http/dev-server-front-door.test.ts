@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { LOCAL_INBOX_DSN } from '#app/monitoring/filters';
+import { LOCAL_INBOX_DSN } from '#app/monitoring/dsn';
 import { type DevServer, startDevServer } from '#tests/support/dev-server';
 import { chunkedBody, eventId, send, textEnvelope } from '#tests/support/envelopes';
 

@@ -4,7 +4,7 @@
  * their safe names (`webhook <host>`), never by URL.
  */
 import type { AlertHistoryEntry } from '#app/server/inbox/alerts/alert-outbox.server';
-import { type AlertChannelStatus, sendTestAlert } from '#app/server/inbox.functions';
+import { type AlertChannelStatus, sendTestAlert } from '#app/server/inbox/inbox.functions';
 import { countOf, formatUtc, isoOf } from './format';
 
 /**

@@ -3,7 +3,7 @@
  * the issue page; same counts, two sizes) and what its events have in common (the tag breakdown).
  */
 
-import type { IssueDetail } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueDetail } from '#app/server/inbox/store/inbox-reads.server';
 import { countOf } from './format';
 
 const WIDTH = 96;

@@ -4,10 +4,14 @@
  * and its tags as Sentry derives them.
  */
 import { Link } from '@tanstack/react-router';
-import type { RequestDetail } from '#app/server/inbox/event-request';
 import type { ExceptionView, FrameRun, FrameView } from '#app/server/inbox/event-stack.server';
-import type { BreadcrumbDetail, EventSummary, UnshownEvent } from '#app/server/inbox/inbox-event';
-import type { ShownEvent } from '#app/server/inbox.functions';
+import type { ShownEvent } from '#app/server/inbox/inbox.functions';
+import type {
+  BreadcrumbDetail,
+  EventSummary,
+  RequestDetail,
+  UnshownEvent,
+} from '#app/server/inbox/inbox-event';
 import { countOf, formatUtc, isoOf } from './format';
 
 /**

@@ -5,10 +5,10 @@
  */
 import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
+import { clearInbox, signOutOfInbox, triageIssues } from '#app/server/inbox/inbox.functions';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
-import type { IssueStatus as Status } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueStatus as Status } from '#app/server/inbox/store/inbox-reads.server';
 import type { TriageActionName, TriageState } from '#app/server/inbox/triage';
-import { clearInbox, signOutOfInbox, triageIssues } from '#app/server/inbox.functions';
 import { countOf, triageNoteOf } from './format';
 
 /**

@@ -4,7 +4,7 @@
  * (older) page. The event on view is marked.
  */
 import { Link } from '@tanstack/react-router';
-import type { EventPage } from '#app/server/inbox/store/inbox-database.server';
+import type { EventPage } from '#app/server/inbox/store/inbox-reads.server';
 import { formatUtc, isoOf, timeAgo } from './format';
 
 export function IssueEvents({

@@ -3,9 +3,9 @@
  * (its filters, each row with its counts and sparkline, the environment badge).
  */
 import { Link } from '@tanstack/react-router';
+import type { ListedIssue } from '#app/server/inbox/inbox.functions';
 import type { IssueListFilters } from '#app/server/inbox/inbox-inputs';
-import type { ReleaseHealth as Health } from '#app/server/inbox/release-health';
-import type { ListedIssue } from '#app/server/inbox.functions';
+import type { ReleaseHealth as Health } from '#app/server/inbox/store/inbox-reads.server';
 import { Sparkline } from './Charts';
 import { countOf, formatUtc, isoOf, triageNoteOf, usersOf } from './format';
 import { BULK_FORM_ID, StatusBadges } from './InboxActions';
@@ -208,7 +208,7 @@ export function EnvironmentBadge({ environment }: { environment: string }) {
 /**
  * Release health from the session updates the SDK sends: per release and environment, the
  * sessions and their parts (healthy, errored, unhandled, crashed and abnormal, which add up to
- * them) and the crash-free rate, as Sentry shows them (app/server/inbox/release-health.ts).
+ * them) and the crash-free rate, as Sentry shows them (`releaseHealthOf` in app/server/inbox/store/inbox-reads.server.ts).
  */
 export function ReleaseHealth({ health }: { health: Health[] }) {
   if (health.length === 0) return <p>No sessions received yet.</p>;

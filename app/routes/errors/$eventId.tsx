@@ -1,7 +1,7 @@
 import { createFileRoute, notFound, redirect } from '@tanstack/react-router';
 import * as v from 'valibot';
+import { getInboxEvent } from '#app/server/inbox/inbox.functions';
 import { InboxEventInput } from '#app/server/inbox/inbox-inputs';
-import { getInboxEvent } from '#app/server/inbox.functions';
 import { inboxPagesOnly, pageTitle } from '#app/site-config';
 
 /**

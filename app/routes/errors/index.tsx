@@ -14,13 +14,13 @@ import {
   ReleaseHealth,
   receivedLine,
 } from '#app/components/inbox/IssueList';
+import { type InboxIssues, listInboxIssues } from '#app/server/inbox/inbox.functions';
 import {
   type IssueListFilters,
   type IssueListSearch,
   issueListFiltersOf,
   issueListSearchOf,
 } from '#app/server/inbox/inbox-inputs';
-import { type InboxIssues, listInboxIssues } from '#app/server/inbox.functions';
 import { inboxPagesOnly, pageTitle, useSiteConfig } from '#app/site-config';
 
 export const Route = createFileRoute('/errors/')({

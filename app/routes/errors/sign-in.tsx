@@ -7,7 +7,7 @@
 import { createFileRoute, Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef } from 'react';
 import * as v from 'valibot';
-import { getInboxAccess, signInToInbox } from '#app/server/inbox.functions';
+import { getInboxAccess, signInToInbox } from '#app/server/inbox/inbox.functions';
 import { inboxPagesOnly, pageTitle } from '#app/site-config';
 
 const SignInSearch = v.object({

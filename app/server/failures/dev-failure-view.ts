@@ -11,7 +11,7 @@ import { nodeStackLineParser } from '@sentry/core/server';
 import * as v from 'valibot';
 import { GECKO_FRAME, V8_FRAME } from '#app/monitoring/recorder/minimal-envelope';
 import type { StackFrame as EventFrame } from '#app/server/inbox/inbox-event';
-import type { SourceMapStore } from '#app/server/inbox/source-maps/map-store';
+import type { SourceMapStore } from '#app/server/inbox/source-maps/map-store.server';
 import { resolveEventFrames } from '#app/server/inbox/source-maps/resolve-frame';
 import type { FailureContext } from './record-failure.server';
 

@@ -23,12 +23,12 @@ import { TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
 import * as v from 'valibot';
 import type { ViteDevServer } from 'vite';
-import type { BuildMaps } from '#app/server/inbox/source-maps/directory-map-store.server';
+import type { BuildMaps } from '#app/server/inbox/source-maps/map-store.server';
 import {
   type MapLookup,
   NO_MAP,
   type SourceMapStore,
-} from '#app/server/inbox/source-maps/map-store';
+} from '#app/server/inbox/source-maps/map-store.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { devViteServer } from '../../../build/dev-overlay';
 import {

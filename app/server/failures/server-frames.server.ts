@@ -17,9 +17,12 @@ import {
   TraceMap,
 } from '@jridgewell/trace-mapping';
 import type { StackFrame } from '@sentry/core';
-import { declaredFunctionName } from '#app/server/inbox/source-maps/declared-name';
-import { buildOutputOf } from '#app/server/inbox/source-maps/directory-map-store.server';
-import { type SourceContext, SourceLines } from '#app/server/inbox/source-maps/resolve-frame';
+import { buildOutputOf } from '#app/server/inbox/source-maps/map-store.server';
+import {
+  declaredFunctionName,
+  type SourceContext,
+  SourceLines,
+} from '#app/server/inbox/source-maps/resolve-frame';
 import { processShared } from '#app/start-1.120/process-shared.server';
 
 declare module '#app/start-1.120/process-shared.server' {

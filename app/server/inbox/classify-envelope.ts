@@ -25,11 +25,11 @@
  * is errored when any update has `errors > 0` or status `errored`, `crashed`, `abnormal` or
  * `unhandled` (count each `sessionId` once); unhandled, crashed or abnormal with that status.
  * An aggregate adds `exited + errored + abnormal + unhandled + crashed` sessions, all but the
- * exited errored. What the page shows of them: ./release-health.ts.
+ * exited errored. What the page shows of them: `releaseHealthOf` in ./store/inbox-reads.server.ts.
  */
 import type { EnvelopeItem, ValidEnvelope } from './envelope';
+import { isRecord, newEventId, normaliseEventId, parseDateTime } from './envelope';
 import { type NormalisedEvent, normaliseEvent } from './normalise-event';
-import { isRecord, newEventId, normaliseEventId, parseDateTime } from './protocol-values';
 
 export type SessionStatus = 'ok' | 'exited' | 'crashed' | 'abnormal' | 'errored' | 'unhandled';
 

@@ -1,11 +1,8 @@
 /**
  * Envelopes as the inbox reads them: the framing over bytes (as Relay reads it), then the strict
- * reading of an envelope at ingest.
- */
-
-import { isRecord, normaliseEventId, parseDateTime } from './protocol-values';
-
-/**
+ * reading of an envelope at ingest, and the values in them as Relay reads them (event ids,
+ * times, what a JSON record is), which the event and session readers share.
+ *
  * Envelope framing over bytes, exactly as Relay reads it, so binary payloads (attachments,
  * replay recordings) pass through untouched. Format:
  * https://develop.sentry.dev/sdk/data-model/envelopes/
@@ -541,4 +538,79 @@ function groupOf(item: EnvelopeItem): Group | undefined {
     return CONTAINER_TYPES.has(String(item.header.content_type)) ? 'spanContainer' : 'span';
   }
   return Object.hasOwn(GROUP_OF, type) ? GROUP_OF[type] : undefined;
+}
+
+// Event ids and times as Relay (Sentry's ingest) reads them, shared by the envelope reader and
+// the event and session normalisers. Pure.
+//
+// - Event ids are UUIDs: Relay's `EventId` parses with the `uuid` crate, which takes the simple
+//   (32 hex digits), hyphenated, braced and urn forms, any case, and writes 32 lower-case hex
+//   digits. https://github.com/getsentry/relay/blob/master/relay-event-schema/src/protocol/event.rs
+// - Envelope `sent_at` and session `started`/`timestamp` are chrono `DateTime<Utc>`: RFC 3339
+//   with a zone (`Z`, `+01:00`, `+0100`).
+// - Event timestamps are Relay's `Timestamp`: seconds since the epoch as a number, or a datetime
+//   string whose zone may be missing (UTC then).
+//   https://github.com/getsentry/relay/blob/master/relay-event-schema/src/protocol/types.rs
+
+const SIMPLE = /^[0-9a-f]{32}$/i;
+const HYPHENATED = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
+
+/** 32 lower-case hex digits for any UUID form Relay accepts, else undefined. */
+export function normaliseEventId(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (SIMPLE.test(value)) return value.toLowerCase();
+  let text = value;
+  if (text.length === 38 && text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
+  else if (text.length === 45 && text.slice(0, 9).toLowerCase() === 'urn:uuid:') {
+    text = text.slice(9);
+  }
+  const parts = HYPHENATED.exec(text);
+  return parts ? parts.slice(1).join('').toLowerCase() : undefined;
+}
+
+/** A new random event id, as Relay makes one for an envelope that has none. */
+export function newEventId(): string {
+  return crypto.randomUUID().replaceAll('-', '');
+}
+
+const DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+
+/** Milliseconds since the epoch of an RFC 3339 datetime; `zoneRequired` as chrono's `DateTime`. */
+export function parseDateTime(value: unknown, zoneRequired = true): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = DATETIME.exec(value);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s, fraction, zulu, sign, zoneHours, zoneMinutes] = match;
+  const hasZone = zulu !== undefined || sign !== undefined;
+  if (zoneRequired && !hasZone) return undefined;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, s].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) {
+    return undefined;
+  }
+  if (day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return undefined;
+  const offset = sign
+    ? (sign === '-' ? -1 : 1) * (Number(zoneHours) * 60 + Number(zoneMinutes))
+    : 0;
+  const millis = fraction ? Number(`0.${fraction}`) * 1000 : 0;
+  return Date.UTC(year, month - 1, day, hour, minute, second) + millis - offset * 60_000;
+}
+
+/** Seconds since the epoch of an event timestamp, or undefined when Relay would reject it. */
+export function parseTimestamp(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
+  const millis = parseDateTime(value, false);
+  return millis === undefined ? undefined : millis / 1000;
+}
+
+/** A parsed JSON value that is an object (not null, not an array): what envelope lines must be. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,8 +7,7 @@ import { devBuildMaps } from '#app/server/failures/dev-failure.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { type ExceptionDetail, exceptionsOf, type StackFrame, storedEventOf } from './inbox-event';
-import { type BuildMaps, buildMaps } from './source-maps/directory-map-store.server';
-import { debugImagesOf } from './source-maps/map-store';
+import { type BuildMaps, buildMaps, debugImagesOf } from './source-maps/map-store.server';
 import {
   type FrameResolution,
   type ResolvedEvent,
@@ -16,6 +15,13 @@ import {
   resolveTopFrame,
   type SourceContext,
 } from './source-maps/resolve-frame';
+
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'inbox-top-frames': LRUCache<string, string>;
+    'inbox-stack-failures': LRUCache<string, true>;
+  }
+}
 
 /**
  * The /errors pages' stacks through the build's source maps, resolved when a page is read, not
@@ -244,7 +250,7 @@ function frameView(
     column: resolution.column,
   };
   if (resolution.functionName) view.functionName = resolution.functionName;
-  // A frame Node mapped has no source of its own here (frame-origin.ts): the SDK's lines are
+  // A frame Node mapped has no source of its own here (`frameOrigin` in ./source-maps/resolve-frame.ts): the SDK's lines are
   // for the same file and line.
   const context = resolution.context ?? frame?.context;
   if (withContext && context) view.context = context;

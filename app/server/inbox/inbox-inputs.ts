@@ -1,11 +1,11 @@
 /**
  * What the /errors pages ask of the server, one flow: their URLs' search params (the text a plain
  * GET form sends), then the server functions' inputs those become (valibot), shared by the pages
- * that build them and the functions that check them (../inbox.functions.ts). Pure.
+ * that build them and the functions that check them (./inbox.functions.ts). Pure.
  */
 import * as v from 'valibot';
-import { normaliseEventId } from './protocol-values';
-import type { IssueSummary } from './store/inbox-database.server';
+import { normaliseEventId } from './envelope';
+import type { IssueSummary } from './store/inbox-reads.server';
 import { TRIAGE_ACTION_NAMES, type TriageActionName } from './triage';
 
 export const ISSUES_PAGE_SIZE = 50;

@@ -16,7 +16,7 @@
  * wrong kind, and the message stays unformatted. Pure; the one formatter of the app (the
  * grouping reads its result too, ./grouping/grouping.ts).
  */
-import { isRecord } from '#app/server/inbox/protocol-values';
+import { isRecord } from '#app/server/inbox/envelope';
 
 /**
  * The logentry Relay keeps, from the event's `logentry` or else its legacy `message`; undefined

@@ -38,8 +38,8 @@
  *   and logger. A cut string ends in "..." within that length, as Relay's `trim_string` does.
  */
 import { MAX_MESSAGE_CHARS, MAX_STACK_FRAMES } from '#app/monitoring/in-app';
+import { isRecord, normaliseEventId, parseTimestamp } from './envelope';
 import { normaliseLogentry } from './logentry';
-import { isRecord, normaliseEventId, parseTimestamp } from './protocol-values';
 
 interface BagSize {
   depth: number;

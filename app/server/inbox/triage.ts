@@ -2,10 +2,10 @@
  * Triage as Sentry, Bugsink and GlitchTip do it (issue 34), as pure policy: the actions the
  * inbox offers (resolve, resolve in the next release, ignore forever or until a time, a number of
  * events or a number of users, reopen, delete), when a mute ends, and whether an event regresses
- * its issue (which release is newer: ./release-order.ts, kept apart so that the pages' bundle
- * does not carry a semver parser). The store (./store/inbox-database.server.ts) keeps the state
- * and asks these; the pages word it (app/components/inbox/format.ts `triageNoteOf`). Decisions
- * 1220-1222.
+ * its issue. Which release is newer is `releaseIsNewer` in ./store/inbox-database.server.ts, kept
+ * apart so that the pages' bundle does not carry a semver parser. The store
+ * (./store/inbox-database.server.ts) keeps the state and asks these; the pages word it
+ * (app/components/inbox/format.ts `triageNoteOf`). Decisions 1220-1222.
  */
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

@@ -13,7 +13,7 @@ import {
   type TunnelTarget,
   tunnelTargetOf,
 } from '#app/monitoring/dsn';
-import { isRecord } from '#app/server/inbox/protocol-values';
+import { isRecord } from '#app/server/inbox/envelope';
 
 /**
  * Which envelopes the tunnel accepts and where they go. Built once from the configured DSNs,

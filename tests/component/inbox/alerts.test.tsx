@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AlertChannels, AlertHistory } from '#app/components/inbox/Alerts';
 
 // The server function's address, as Start's compiler gives it to the page.
-vi.mock('#app/server/inbox.functions', () => ({
+vi.mock('#app/server/inbox/inbox.functions', () => ({
   sendTestAlert: { url: '/_server/send-test-alert' },
 }));
 

@@ -6,8 +6,8 @@ import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { EventDetail } from '#app/components/inbox/EventDetail';
 import { IssueEvents } from '#app/components/inbox/IssueEvents';
-import type { ListedEvent } from '#app/server/inbox/store/inbox-database.server';
-import type { ShownEvent } from '#app/server/inbox.functions';
+import type { ShownEvent } from '#app/server/inbox/inbox.functions';
+import type { ListedEvent } from '#app/server/inbox/store/inbox-reads.server';
 import { renderInRouter } from './in-router';
 
 const NOW = Date.UTC(2026, 10, 26, 12, 30);

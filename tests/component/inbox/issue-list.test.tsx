@@ -1,7 +1,7 @@
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { IssueList } from '#app/components/inbox/IssueList';
-import type { ListedIssue } from '#app/server/inbox.functions';
+import type { ListedIssue } from '#app/server/inbox/inbox.functions';
 import { renderInRouter } from './in-router';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';

@@ -4,7 +4,7 @@ import { IssueWorkflow } from '#app/components/inbox/InboxActions';
 import type { TriageState } from '#app/server/inbox/triage';
 
 // The server function's address, as Start's compiler gives it to the page.
-vi.mock('#app/server/inbox.functions', () => ({
+vi.mock('#app/server/inbox/inbox.functions', () => ({
   triageIssues: { url: '/_server/triage-issues' },
 }));
 

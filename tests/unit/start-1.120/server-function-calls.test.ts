@@ -35,8 +35,8 @@ describe('serverFunctionIdFor: the id Start 1.120 compiles a server function to'
   // The expected paths are written out in tests/support/server-function-paths.ts, as the
   // built server serves them (the HTTP tests call them).
   it.each([
-    ['app/server/inbox.functions.ts', 'signInToInbox', SIGN_IN_TO_INBOX_FN],
-    ['app/server/inbox.functions.ts', 'signOutOfInbox', SIGN_OUT_OF_INBOX_FN],
+    ['app/server/inbox/inbox.functions.ts', 'signInToInbox', SIGN_IN_TO_INBOX_FN],
+    ['app/server/inbox/inbox.functions.ts', 'signOutOfInbox', SIGN_OUT_OF_INBOX_FN],
     ['app/server/app-info.functions.ts', 'getAppOverview', GET_APP_OVERVIEW_FN],
   ])('%s %s -> %s', (file, name, path) => {
     expect(`/_server/${serverFunctionIdFor(file, name)}`).toBe(path);

@@ -6,7 +6,7 @@ import { countOf, formatUtc, isoOf, usersOf } from '#app/components/inbox/format
 import { IssueWorkflow, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
 import { IssueEvents } from '#app/components/inbox/IssueEvents';
 import { EnvironmentBadge } from '#app/components/inbox/IssueList';
-import { getInboxIssue, type InboxIssue } from '#app/server/inbox.functions';
+import { getInboxIssue, type InboxIssue } from '#app/server/inbox/inbox.functions';
 import { inboxPagesOnly, pageTitle } from '#app/site-config';
 import { eventParamOf, issueEventOf, issueIdOf } from '../../../server/inbox/inbox-inputs';
 

@@ -14,7 +14,7 @@ import type {
   IssueSort,
   IssueSummary,
   ListedEvent,
-} from '#app/server/inbox/store/inbox-database.server';
+} from '#app/server/inbox/store/inbox-reads.server';
 import type { TriageState } from '#app/server/inbox/triage';
 import { ISSUE_ORDER, ISSUE_SORTS, issueIdOf, MAX_FILTER_TEXT } from '../inbox-inputs';
 

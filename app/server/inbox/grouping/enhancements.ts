@@ -19,6 +19,12 @@
  */
 import { processShared } from '../../../start-1.120/process-shared.server';
 
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'grouping-rules': { classifiers: Rule[]; contributions: Rule[] };
+  }
+}
+
 const RULES = `
 family:javascript stack.abs_path:org-dartlang-sdk:///** -app -group
 family:javascript module:**/packages/flutter/** -app

@@ -17,7 +17,7 @@
  * in Sentry. Every pattern is linear or bounded per start position: see the hostile-input test.
  */
 
-/** Python's `str.isspace()` characters, which `\s` and `str.split()` use. */
+// Python's `str.isspace()` characters, which `\s` and `str.split()` use.
 export const PY_SPACE =
   '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 const S = `[${PY_SPACE}]`;

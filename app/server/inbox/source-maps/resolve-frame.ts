@@ -1,5 +1,9 @@
 /**
- * Frame resolution: one frame mapped back to our source, then a whole event's frames.
+ * A stack frame through the build's source maps, one flow: the frame checked (event data anyone
+ * can post) and placed (a chunk that needs its map, or a frame Node already mapped), one frame
+ * mapped back to our source (position, lines around it, function name, by its declaration where
+ * the chunk's text is at hand), then a whole event's frames, and runs of frames grouped for the
+ * detail view.
  */
 import {
   decodedMappings,
@@ -8,18 +12,9 @@ import {
   sourceContentFor,
   type TraceMap,
 } from '@jridgewell/trace-mapping';
+import { isRecord } from '#app/server/inbox/envelope';
 import type { ExceptionDetail, StackFrame } from '#app/server/inbox/inbox-event';
-import { isRecord } from '#app/server/inbox/protocol-values';
 import { processShared } from '#app/start-1.120/process-shared.server';
-import { declaredFunctionName, type GeneratedPosition } from './declared-name';
-import {
-  type FrameGroup,
-  type FrameInput,
-  frameOrigin,
-  framePosition,
-  groupFrames,
-  originalFrame,
-} from './frames';
 import {
   type DebugImage,
   debugIdFor,
@@ -27,14 +22,16 @@ import {
   type MapLookup,
   NO_MAP,
   type SourceMapStore,
-} from './map-store';
+} from './map-store.server';
+
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'source-lines-by-map': WeakMap<TraceMap, Map<string, SourceLines | null>>;
+  }
+}
 
 /**
- * One frame mapped back to our source: the original position, a path a reader recognises, and
- * the lines around it.
- */
-/**
- * One stack frame through one parsed source map: where it is in the original source, the
+ * One frame mapped back to our source, through one parsed source map: where it is in the original source, the
  * lines around it, and a function name. Pure; never throws (a map's mappings are decoded
  * lazily, on the first lookup, so a garbage map fails here, not when it is parsed).
  */
@@ -145,7 +142,7 @@ export function resolveFrame(
 }
 
 /**
- * A minified frame's function named as the server's frames are (declared-name.ts): by the
+ * A minified frame's function named as the server's frames are (`declaredFunctionName`, below): by the
  * original name of the token that declares it, walking back from the frame. React calls every
  * component as `Component(props, …)`, so caller naming would call `RenderBomb` "Component".
  * Only for a minifier's name: an engine's readable name (`onClick`) stands, as in
@@ -260,7 +257,7 @@ export class SourceLines {
 /**
  * How an original source's path is shown: project-relative for our own files
  * ("app/routes/sentry-example-page/index.tsx"), from the package name on for libraries
- * ("react-dom/cjs/react-dom-client.production.js"). Bundlers write sources relative to the map
+ * (React DOM's production bundle, from "react-dom/" on). Bundlers write sources relative to the map
  * ("../../app/…"), with a scheme ("webpack://app/./app/…", "vite:"), or absolute from the build
  * machine ("/home/ci/project/app/…"); the reader wants the same short path for all of them.
  */
@@ -275,7 +272,7 @@ export interface ShownSource {
 const MAX_PATH = 256;
 const SCHEME = /^[a-z][a-z0-9+.-]*:(?:\/\/[^/]*)?/i;
 const NODE_MODULES = '/node_modules/';
-/** Rollup's virtual modules start with a NUL byte ("\0commonjsHelpers.js"); Vite's with "vite/". */
+/** Rollup's virtual modules start with a NUL byte (its CommonJS helpers); Vite's with "vite/". */
 const VIRTUAL = /^(?:\0|vite\/|__vite|virtual:)/;
 /**
  * Bundlers keep a module id's query in `sources`: the router's code splitting maps each route's
@@ -363,7 +360,7 @@ export interface ResolveEventOptions {
   projectRoot?: string;
   /**
    * The built server's folder (`.output/server`): a local file inside it is a chunk that
-   * still needs its map; any other local file comes already mapped (see frame-origin.ts).
+   * still needs its map; any other local file comes already mapped (see `frameOrigin`).
    */
   serverOutputDir?: string;
 }
@@ -497,4 +494,266 @@ export async function resolveTopFrame(
     options,
   );
   return topFrameOf(resolved.exceptions[0]?.resolutions.slice(0, TOP_FRAME_SEARCH) ?? []);
+}
+
+// Frames checked and placed.
+
+/**
+ * A stored stack frame as the detail view has it (see `StackFrame` in ../inbox-event.ts),
+ * untrusted: what of it can be looked up in a source map is a chunk URL or path and a position.
+ * Frames come from event data anyone can post (the local DSN is public), so every field is
+ * checked here (`framePosition`) and nothing later trusts the frame.
+ */
+export interface FrameInput {
+  filename?: unknown;
+  function?: unknown;
+  lineno?: unknown;
+  colno?: unknown;
+}
+
+export interface FramePosition {
+  /** The chunk's URL or path exactly as in the frame: what `debug_meta.images` names. */
+  filename: string;
+  /** The URL's path without query or fragment (a chunk under "/_build/assets/"). */
+  path: string;
+  /** 1-based, as trace-mapping's `originalPositionFor` takes it. */
+  line: number;
+  /** 0-based, as trace-mapping takes it. */
+  column: number;
+}
+
+export type FramePositionResult =
+  | { ok: true; position: FramePosition }
+  | { ok: false; reason: string };
+
+/** Generated chunks are JavaScript; anything else (an HTML page's inline script, CSS) has no map. */
+const CHUNK_SUFFIX = /\.(?:m|c)?js$/;
+/**
+ * `vinxi dev` serves our modules, transformed, at their source's name
+ * ("http://127.0.0.1:3000/_build/app/routes/index.tsx?tsr-split=component"): over HTTP only, a
+ * local TypeScript path is a server frame run from source, already original.
+ */
+const DEV_MODULE = /^https?:\/\/[^/]*\/[^?#]*\.(?:tsx?|jsx)(?:[?#]|$)/i;
+/** Schemes our chunks are served or run from; extensions, `node:` and `<anonymous>` are not ours. */
+const OUR_SCHEME = /^(?:https?:\/\/[^/]*|file:\/\/)?(\/[^?#]*)/i;
+const MAX_FILENAME = 2048;
+
+export function framePosition(frame: unknown): FramePositionResult {
+  if (!isRecord(frame)) return fail('no file name');
+  const { filename, lineno, colno } = frame as FrameInput;
+  if (typeof filename !== 'string' || filename === '') return fail('no file name');
+  if (filename.length > MAX_FILENAME) return fail('not a frame of ours');
+  const path = OUR_SCHEME.exec(filename)?.[1];
+  if (!path || !(CHUNK_SUFFIX.test(path) || DEV_MODULE.test(filename)))
+    return fail('not a frame of ours');
+  // Sentry's lineno and colno are the engine's, both 1-based; a missing column is the line's
+  // start. Symbolicator looks up (lineno - 1, colno - 1) in its 0-based terms:
+  // https://github.com/getsentry/symbolicator/blob/master/crates/symbolicator-js/src/symbolication.rs
+  if (!isPositiveInteger(lineno)) return fail('no usable position');
+  if (colno !== undefined && !isPositiveInteger(colno)) return fail('no usable position');
+  return { ok: true, position: { filename, path, line: lineno, column: (colno ?? 1) - 1 } };
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+}
+
+function fail(reason: string): FramePositionResult {
+  return { ok: false, reason };
+}
+
+/**
+ * Frames that come already mapped. The server turns Node's source maps on at start
+ * (docs/decisions/0701), so a server event's frames name our TypeScript
+ * ("/srv/app/app/routes/…/ssr-error.tsx", line 7) or a package under node_modules. Looking
+ * such a frame up again in a map would be a second resolution of a position that is already
+ * original: wrong at best, and a bare file name that many packages share could pick some chunk's map. Only a
+ * local file inside the built server's own folder (a chunk Node had no map for) still needs one.
+ * Pure.
+ */
+export type FrameOrigin = 'generated' | 'original';
+
+/** `C:\…`, `C:/…`. */
+const WINDOWS_PATH = /^[a-z]:[\\/]/i;
+
+/**
+ * 'original' for a local file path outside `serverOutputDir` (absolute, or a file: URL) and
+ * for Node's own modules (`node:internal/…`); 'generated' for everything else: browser chunk
+ * URLs, chunks of the built server, and anything odd, which the resolver then explains.
+ */
+export function frameOrigin(filename: unknown, serverOutputDir?: string): FrameOrigin {
+  if (typeof filename !== 'string' || filename.length > MAX_FILENAME) return 'generated';
+  if (filename.startsWith('node:')) return 'original';
+  const path = localPath(filename);
+  if (path === undefined) return 'generated';
+  if (!serverOutputDir) return 'original';
+  const dir = slashes(serverOutputDir).replace(/\/?$/, '/');
+  const inside = path.startsWith(dir) && !path.startsWith(`${dir}node_modules/`);
+  return inside ? 'generated' : 'original';
+}
+
+/**
+ * An already-original frame as the view shows a resolved one: its file project-relative (or
+ * from the package name on), its own line, column and function. No source context: the file
+ * is named by event data, which must never choose a file to read.
+ */
+export function originalFrame(frame: unknown, options: { projectRoot?: string }): FrameResolution {
+  if (!isRecord(frame) || typeof frame.filename !== 'string')
+    return { resolved: false, reason: 'no file name' };
+  const { filename, lineno, colno } = frame;
+  if (!isPositiveInteger(lineno) || !isPositiveInteger(colno))
+    return { resolved: false, reason: 'no usable position' };
+  const shown = filename.startsWith('node:')
+    ? { path: filename.slice(0, MAX_NAME), library: true }
+    : shownSource(localPath(filename) ?? filename, { projectRoot: options.projectRoot });
+  const result: ResolvedFrame = {
+    resolved: true,
+    path: shown.path,
+    line: lineno,
+    column: colno,
+    context: null,
+    library: shown.library,
+  };
+  if (typeof frame.function === 'string' && frame.function !== '' && frame.function !== '?')
+    result.functionName = frame.function.slice(0, MAX_NAME);
+  return result;
+}
+
+/** The path of a local file name, "/" separated; undefined when it is not one. */
+function localPath(filename: string): string | undefined {
+  const path = filename.startsWith('file://') ? decodedPath(filename.slice(7)) : filename;
+  if (path === undefined) return undefined;
+  if (path.startsWith('/') && !path.startsWith('//')) return path;
+  if (WINDOWS_PATH.test(path)) return slashes(path);
+  return undefined;
+}
+
+function decodedPath(path: string): string | undefined {
+  try {
+    // file:///C:/x has its drive after the third slash.
+    const decoded = decodeURIComponent(path);
+    return /^\/[a-z]:\//i.test(decoded) ? decoded.slice(1) : decoded;
+  } catch {
+    return undefined;
+  }
+}
+
+function slashes(path: string): string {
+  return path.replace(/\\/g, '/');
+}
+
+/**
+ * Frames in runs for the detail view: each of our frames on its own, consecutive library
+ * frames together so the view can show "3 library frames" folded. Pure.
+ */
+export type FrameGroup =
+  | { kind: 'frame'; index: number }
+  /** `indices` into the exception's frames, in order; never empty. */
+  | { kind: 'library'; indices: number[] };
+
+/** An unresolved frame is a library's when its own file is under node_modules (server stacks). */
+const LIBRARY_FILE = /(?:^|[/\\])node_modules[/\\]/;
+
+export function isLibraryFrame(
+  frame: StackFrame,
+  resolution: FrameResolution | undefined,
+): boolean {
+  if (resolution?.resolved) return resolution.library;
+  const filename: unknown = isRecord(frame) ? frame.filename : undefined;
+  return typeof filename === 'string' && LIBRARY_FILE.test(filename);
+}
+
+export function groupFrames(
+  frames: readonly StackFrame[],
+  resolutions: readonly FrameResolution[],
+): FrameGroup[] {
+  const groups: FrameGroup[] = [];
+  frames.forEach((frame, index) => {
+    if (!isLibraryFrame(frame, resolutions[index])) {
+      groups.push({ kind: 'frame', index });
+      return;
+    }
+    const last = groups[groups.length - 1];
+    if (last?.kind === 'library') last.indices.push(index);
+    else groups.push({ kind: 'library', indices: [index] });
+  });
+  return groups;
+}
+
+// Function names by declaration, as rust-sourcemap's `SourceView::get_original_function_name`
+// reads them (what Sentry used before scope names). Shared by the server's frames
+// (app/server/failures/original-frames.ts) and the browser's (`declaredNameOf` above), so both
+// name a function alike. Pure: the map and the chunk's lines are given.
+
+/** How far back the search goes, in mappings: rust-sourcemap's limit is 128 tokens. */
+export const MAX_MAPPINGS_BACK = 256;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*/;
+
+/** A position in the generated chunk: `line` 1-based, `column` 0-based, as the map counts. */
+export interface GeneratedPosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * From the generated position, walk back through the mappings (at most MAX_MAPPINGS_BACK) to
+ * the token that spells the function's generated name where it is declared, and take the
+ * original name the map gives that token. Our bundles map `function y() {` at `y`, not at
+ * `function`, so a declaration is recognised by the text around the token instead.
+ *
+ * - A minified name (`y`): the nearest `function y`, `y(`, `y =` or `y:` before the position.
+ * - A name the runtime gave (Start calls a server function's handler as `Object.serverFn`):
+ *   the nearest binding before the position (`l = createServerFn(…).handler(…)`), whose
+ *   original name is the server function's (`callFailingExample`). A local binding in that
+ *   function, written before the throw, would be taken instead: this is a heuristic, as
+ *   rust-sourcemap's is.
+ * - The engine's name when the map lists it (`loader`): undefined, that name stands.
+ */
+export function declaredFunctionName(
+  map: TraceMap,
+  lines: readonly string[],
+  generated: GeneratedPosition,
+  engineName: string,
+): string | undefined {
+  const own = coreName(engineName);
+  if (!IDENTIFIER.test(own) || map.names.includes(own)) return undefined;
+  const mappings = decodedMappings(map);
+  const minified = own.length <= 2;
+  let seen = 0;
+  for (let row = generated.line - 1; row >= 0 && seen < MAX_MAPPINGS_BACK; row -= 1) {
+    const segments = mappings[row] ?? [];
+    const lineText = lines[row] ?? '';
+    for (let i = segments.length - 1; i >= 0 && seen < MAX_MAPPINGS_BACK; i -= 1) {
+      const segment = segments[i] as readonly number[];
+      const at = segment[0] as number;
+      if (row === generated.line - 1 && at > generated.column) continue;
+      seen += 1;
+      if (segment.length !== 5) continue;
+      const token = IDENTIFIER.exec(lineText.slice(at))?.[0];
+      if (!token) continue;
+      const before = lineText.slice(0, at);
+      const after = lineText.slice(at + token.length);
+      const found = minified
+        ? token === own && declares(before, after, true)
+        : declares(before, after, false);
+      if (found) return map.names[segment[4] as number];
+    }
+  }
+  return undefined;
+}
+
+/** V8's "Object.serverFn" or "Module.y [as run]": the function's own name, "serverFn", "y". */
+function coreName(name: string): string {
+  const withoutAlias = name.replace(/ \[as [^\]]+\]$/, '');
+  return withoutAlias.slice(withoutAlias.lastIndexOf('.') + 1);
+}
+
+/**
+ * Whether the token between `before` and `after` is being declared: `function y`, `class y`,
+ * `y = …` (not `==`, not `=>`), and with `asCallee` also `y(` and `y:` (a method, a property).
+ */
+function declares(before: string, after: string, asCallee: boolean): boolean {
+  if (/(?:function\*?|class)\s+$/.test(before)) return true;
+  if (/^\s*=(?![=>])/.test(after) && !/\.\s*$/.test(before)) return true;
+  return asCallee && /^\s*[(:]/.test(after) && !/\.\s*$/.test(before);
 }

@@ -6,8 +6,10 @@
  * on one inbox are safe (SQLite's own locking, with a busy timeout).
  *
  * Synchronous on purpose: better-sqlite3 is, and every statement here is an indexed lookup or
- * a bounded scan. Writes run in the ingest thread (./ingest-thread.server.ts), reads on the main
- * thread; tests use this module directly.
+ * a bounded scan. This module opens the file (its pragmas, its migrations) and makes the writes:
+ * the ingest thread's (storing, eviction, the clear and deletes, ./ingest-worker.ts) and the
+ * triage and clear requests of the pages; the pages' reads are ./inbox-reads.server.ts's, on the
+ * same connection. Tests use this module directly.
  *
  * What is kept (docs/local-inbox.md):
  * - every issue's counts, first and last seen, hourly counts, environments, releases, tag
@@ -16,7 +18,7 @@
  *   with all of it;
  * - raw events up to `maxEvents` in all; past it the oldest go, except each issue's first and
  *   latest, so a flood of one error never evicts a rare one;
- * - for search (./issue-search-sql.ts): each event's digest (it goes with the event), the issue's
+ * - for search (`searchSqlOf` in ../issue-search.ts): each event's digest (it goes with the event), the issue's
  *   latest message, trigram indexes over the issue's text and pages, and the tag keys seen;
  * - release health as counts per release and environment; spans, client reports and other
  *   items as counts only, unknown item types under one "other". No item that is not an error
@@ -29,25 +31,28 @@
  * issues (`triage` marks them, `deleteStep` deletes them a batch of events at a time).
  */
 import Database from 'better-sqlite3';
+import { compare as compareSemver, valid as validSemver } from 'semver';
 import {
   type AlertOutbox,
   type AlertOutboxOptions,
   alertOutbox,
 } from '../alerts/alert-outbox.server';
-import { ISSUE_ORDER } from '../inbox-inputs';
-import { parseIssueSearch } from '../issue-search';
-import { type ReleaseHealth, releaseHealthOf, type SessionCounts } from '../release-health';
-import { releaseIsNewer } from '../release-order';
+import { MAX_KNOWN_TAG_KEYS } from '../issue-search';
+import { muteOf, regresses, type TriageAction, type TriageState } from '../triage';
 import {
-  type Mute,
-  muteOf,
-  regresses,
-  statusNow,
-  type TriageAction,
-  type TriageState,
-} from '../triage';
-import { MAX_KNOWN_TAG_KEYS, searchSqlOf, statusSql } from './issue-search-sql';
-import { firstEventTags, MAX_TAG_KEYS, MAX_TAG_VALUES, OTHER_TAG_VALUE } from './issue-tags';
+  CLEAR_JOB_SQL,
+  type ClearProgress,
+  type ClearRow,
+  type InboxReads,
+  type IssueRow,
+  inboxReads,
+  MAX_ENVIRONMENTS_PER_ISSUE,
+  MAX_RELEASES_PER_ISSUE,
+  MAX_TAG_KEYS,
+  MAX_TAG_VALUES,
+  type MatchQuery,
+  triageStateOf,
+} from './inbox-reads.server';
 import { MIGRATIONS } from './migrations';
 import {
   DEFAULT_INBOX_MAX_MB,
@@ -56,8 +61,6 @@ import {
   type StorePages,
   storeCapOf,
 } from './store-cap';
-
-export type IssueStatus = 'unresolved' | 'resolved' | 'ignored';
 
 /** One error event, prepared for storage (validated, normalised and grouped off this thread). */
 export interface PreparedEvent {
@@ -80,7 +83,7 @@ export interface PreparedEvent {
   /** Grouping hashes, strongest first (app, then system); an event joins the issue of any. */
   hashes: string[];
   groupingConfig: string;
-  /** Tag pairs for the issue's breakdown, as Sentry derives them (../event-tags.ts). */
+  /** Tag pairs for the issue's breakdown, as Sentry derives them (`eventTagsOf`). */
   tags: Array<[string, string]>;
   /** Sentry's `sentry:user` key of the event's user (`id:…`, `email:…`, …), when it has one. */
   userKey?: string;
@@ -117,116 +120,10 @@ export type IngestOutcome =
   | { kind: 'duplicate' }
   | { kind: 'counted' };
 
-export interface IssueSummary {
-  id: number;
-  title: string;
-  culprit: string;
-  level: string;
-  /** As the pages show it now: an ignored issue whose time mute passed is unresolved. */
-  status: IssueStatus;
-  /** What triage set: the mute, or the release it was resolved after (../triage.ts). */
-  triage: TriageState;
-  regressed: boolean;
-  firstSeen: number;
-  lastSeen: number;
-  count: number;
-  /** Events per hour, oldest first, for the last 24 hours up to `now`. */
-  hourly: number[];
-  environments: string[];
-  lastRelease: string;
-  /** Distinct users its events named, up to MAX_USERS_PER_ISSUE. */
-  users: number;
-  /** More users than MAX_USERS_PER_ISSUE came: `users` is a floor. */
-  usersPastCap: boolean;
-}
-
-export type IssueSort = 'last-seen' | 'first-seen' | 'count';
-
-export interface IssueQuery {
-  /** Undefined: unresolved and resolved (ignored are hidden by default). */
-  status?: IssueStatus | 'all';
-  environment?: string;
-  release?: string;
-  /** Sentry's issue search syntax (../issue-search.ts). */
-  search?: string;
-  sort: IssueSort;
-  page: number;
-  pageSize: number;
-  now: number;
-  /**
-   * Keyset paging (the read API's cursor): the page's issues are those after the one with these
-   * values of ISSUE_ORDER[sort], in that order, `page` counted from there; `total` counts all.
-   */
-  after?: readonly number[];
-}
-
-export interface IssueList {
-  issues: IssueSummary[];
-  /** Issues that match. */
-  total: number;
-  /** Their events, counted. */
-  events: number;
-  /** What in the search cannot be searched ("unknown search key lvl"); nothing is listed then. */
-  problems: string[];
-  page: number;
-  pageCount: number;
-  /** Ignored issues the default filter hides, still counted. */
-  hiddenIgnored: number;
-}
-
-export interface IssueDetail extends IssueSummary {
-  firstRelease: string;
-  /** Events per day, oldest first, for the last 30 days. */
-  daily: number[];
-  /** Tag keys, each with its values' shares, most frequent first. */
-  tags: Array<{ key: string; total: number; values: Array<{ value: string; count: number }> }>;
-  releases: string[];
-  storedEvents: number;
-}
-
-export interface StoredEvent {
-  eventId: string;
-  issueId: number;
-  receivedAt: number;
-  payload: string;
-  /** Neighbours among the issue's stored events, by time. */
-  newerId?: string;
-  olderId?: string;
-}
-
-/** One of an issue's stored events, as its list of events shows it (no payload). */
-export interface ListedEvent {
-  eventId: string;
-  /** When the inbox received it, ms since the epoch: the list's order. */
-  receivedAt: number;
-  environment: string;
-  release: string;
-  url: string;
-}
-
-/** A page of an issue's stored events, newest first. */
-export interface EventPage {
-  events: ListedEvent[];
-  /** Set when older events follow: the next page starts after this event. */
-  nextBefore?: string;
-}
-
-export interface InboxDatabase {
+/** The inbox database: the pages' reads (./inbox-reads.server.ts) and the writes. */
+export interface InboxDatabase extends InboxReads {
   /** Stores a batch in one transaction (one fsync); outcomes in the batch's order. */
   ingest(batch: readonly PreparedEnvelope[], receivedAt: number): IngestOutcome[];
-  listIssues(query: IssueQuery): IssueList;
-  issue(id: number, now: number): IssueDetail | undefined;
-  /** An issue's event: the latest, or the one named. */
-  event(issueId: number, eventId?: string): StoredEvent | undefined;
-  /**
-   * A page of an issue's stored events, newest first, after the event `before` names (keyset
-   * paging through the events' issue index); undefined when `before` is not one of its events.
-   */
-  issueEvents(issueId: number, page: { before?: string; limit: number }): EventPage | undefined;
-  /** The issue a stored event belongs to (for /errors/<event id>). */
-  issueOfEvent(eventId: string): number | undefined;
-  /** Each issue's latest stored event id, without payloads (for the list's top frames). */
-  latestEventIds(issueIds: readonly number[]): Map<number, string>;
   /**
    * Resolves, ignores (with a mute), reopens or deletes issues: those named, or all that a list
    * query matches now (its search run again here). Says how many it changed, or why the search
@@ -236,13 +133,6 @@ export interface InboxDatabase {
   triage(target: TriageTarget, action: TriageAction, now: number): TriageResult;
   /** One batch of the deletes asked for; false when none is left. */
   deleteStep(): boolean;
-  /** Deleted issues are waiting for `deleteStep`. */
-  deletesPending(): boolean;
-  /** Environments and releases seen, for the filters. */
-  facets(): { environments: string[]; releases: string[] };
-  releaseHealth(): ReleaseHealth[];
-  itemCounts(): Record<string, number>;
-  totals(): { issues: number; events: number; storedEvents: number };
   /**
    * Asks for every issue there is now, its events and the release health counts to be deleted
    * (by `clearStep`, off the page thread). Cheap: it only notes the request.
@@ -250,8 +140,6 @@ export interface InboxDatabase {
   requestClear(now: number): ClearProgress;
   /** One batch of the clear asked for; undefined when none is under way. */
   clearStep(now: number): ClearProgress | undefined;
-  /** The clear under way (or the last one, `done`), for the page. */
-  clearProgress(): ClearProgress | undefined;
   /** Gives up to `maxPages` free pages back to the file system; says how many are left. */
   reclaimSpace(maxPages: number): number;
   /** Issues evicted to keep the file within its cap since the last call. */
@@ -266,19 +154,12 @@ export interface InboxDatabase {
 /** The issues a triage action applies to: those named, or every one a list query matches. */
 export type TriageTarget =
   | { kind: 'ids'; ids: readonly number[] }
-  | { kind: 'matching'; query: Omit<IssueQuery, 'sort' | 'page' | 'pageSize'> };
+  | { kind: 'matching'; query: MatchQuery };
 
 export interface TriageResult {
   changed: number;
   /** What in a `matching` search cannot be searched; nothing changed then. */
   problems: string[];
-}
-
-export interface ClearProgress {
-  /** Issues the clear deletes: those there were when it was asked for. */
-  total: number;
-  deleted: number;
-  done: boolean;
 }
 
 export interface InboxDatabaseOptions {
@@ -295,19 +176,10 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Release and environment pairs in release health; past it, new pairs count as "(other)". */
 const MAX_HEALTH_ROWS = 1_000;
-/** Rows of release health the list shows, the most sessions first. */
-const MAX_HEALTH_SHOWN = 50;
-/** Values the environment and release filters offer, the most events first. */
-const MAX_FACET_VALUES = 200;
-/** Releases and environments kept per issue; past it, new ones count as "(other)". */
-const MAX_RELEASES_PER_ISSUE = 100;
-const MAX_ENVIRONMENTS_PER_ISSUE = 20;
-/** Item-type rows the page reads at most (Relay's types and "other" are fewer). */
-const MAX_ITEM_TYPES = 64;
-/** Issues evicted per statement, and issues a clear deletes per transaction. */
 /** Merges the search's FTS5 indexes into one segment each, leaving out deleted rows. */
 const SEARCH_INDEX_OPTIMIZE = `INSERT INTO issue_text (issue_text) VALUES ('optimize');
   INSERT INTO issue_url_text (issue_url_text) VALUES ('optimize');`;
+/** Issues evicted per statement, and issues a clear deletes per transaction. */
 const EVICTION_BATCH = 20;
 const CLEAR_BATCH = 200;
 /** A deleted issue's events deleted per transaction, so that ingest waits for one batch at most. */
@@ -317,8 +189,6 @@ const DELETE_BATCH = 500;
  * and each would be a row. Past it the issue notes that more came, and shows "1,000+ users".
  */
 export const MAX_USERS_PER_ISSUE = 1_000;
-/** Events an issue's list of events shows at most on a page. */
-export const MAX_EVENTS_PAGE = 100;
 
 export function openInboxDatabase(path: string, options: InboxDatabaseOptions): InboxDatabase {
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: false });
@@ -390,7 +260,8 @@ function inboxDatabase(
   options: InboxDatabaseOptions,
   cap: StoreCap,
 ): InboxDatabase {
-  const statements = prepare(db, options.readonly ?? false);
+  const reads = inboxReads(db);
+  const statements = prepareWriting(db, options.readonly ?? false);
   const alerts = alertOutbox(db, options.alerts ?? { channels: [] });
   let evictedIssues = 0;
 
@@ -465,7 +336,7 @@ function inboxDatabase(
     // Keys seen, for search to tell a typo from a tag.
     for (const [key] of event.tags) s.noteTagKey.run(key);
     if (isNewIssue) {
-      // No rows to read yet: the caps applied here (./issue-tags.ts).
+      // No rows to read yet: the caps applied here (`firstEventTags`).
       const { counts, urls } = firstEventTags(event.tags);
       for (const { key, value, count } of counts) s.addTag.run(issueId, key, value, count);
       for (const url of urls) s.noteUrl.run(issueId, url);
@@ -610,7 +481,7 @@ function inboxDatabase(
 
   const clearStep = db.transaction((now: number): ClearProgress | undefined => {
     const s = statements.write();
-    const job = statements.clearJob.get() as ClearRow | undefined;
+    const job = s.clearJob.get() as ClearRow | undefined;
     if (!job || job.finished_at !== null) return undefined;
     const outcomes = s.clearSessionOutcomes.run(job.requested_at, CLEAR_BATCH * 10).changes;
     const issues = s.clearIssues.run(job.up_to, CLEAR_BATCH).changes;
@@ -666,13 +537,9 @@ function inboxDatabase(
       let ids: readonly number[];
       if (target.kind === 'ids') ids = target.ids;
       else {
-        const matched = matchingIssues(statements, { ...target.query, now });
+        const matched = reads.matchingIssueIds({ ...target.query, now });
         if (matched.problems.length > 0) return { changed: 0, problems: matched.problems };
-        ids = (
-          db.prepare(`SELECT id FROM issues ${matched.listed}`).all(...matched.bound) as Array<{
-            id: number;
-          }>
-        ).map((row) => row.id);
+        ids = matched.ids;
       }
       let changed = 0;
       for (const id of ids) if (triageOne(s, id, action, now)) changed++;
@@ -693,139 +560,19 @@ function inboxDatabase(
   });
 
   return {
+    ...reads,
     // IMMEDIATE: the write lock at BEGIN. A deferred transaction reads first, and when another
     // worker's ingest thread commits in between, SQLite cannot wait for its upgrade to a
     // writer: it fails at once (SQLITE_BUSY_SNAPSHOT), whatever the busy timeout.
     ingest: (batch, receivedAt) => ingestBatch.immediate(batch, receivedAt),
-    listIssues: (query) => listIssues(db, statements, query),
-    issue(id, now) {
-      const row = statements.issueById.get(id) as IssueRow | undefined;
-      if (!row || row.deleted_at !== null) return undefined;
-      const summary = summaryOf(row, statements, now);
-      const dayFrom = Math.floor(now / DAY_MS) - 29;
-      const daily = Array<number>(30).fill(0);
-      for (const { hour, count } of statements.hoursSince.all(id, dayFrom * 24) as Array<{
-        hour: number;
-        count: number;
-      }>) {
-        const day = Math.floor(hour / 24) - dayFrom;
-        if (day >= 0 && day < 30) daily[day] = (daily[day] ?? 0) + count;
-      }
-      const tagRows = statements.tagsOf.all(id) as Array<{
-        key: string;
-        value: string;
-        count: number;
-      }>;
-      const byKey = new Map<string, Array<{ value: string; count: number }>>();
-      for (const { key, value, count } of tagRows) {
-        const values = byKey.get(key) ?? [];
-        values.push({ value, count });
-        byKey.set(key, values);
-      }
-      const tags = [...byKey]
-        .map(([key, values]) => ({
-          key,
-          total: values.reduce((sum, value) => sum + value.count, 0),
-          values: values.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)),
-        }))
-        .sort((a, b) => a.key.localeCompare(b.key));
-      const releases = (statements.releasesOf.all(id) as Array<{ release: string }>).map(
-        (r) => r.release,
-      );
-      const { n } = statements.storedEventsOf.get(id) as { n: number };
-      return {
-        ...summary,
-        firstRelease: row.first_release,
-        daily,
-        tags,
-        releases,
-        storedEvents: n,
-      };
-    },
-    event(issueId, eventId) {
-      const row = (
-        eventId === undefined
-          ? statements.latestEvent.get(issueId)
-          : statements.eventById.get(eventId, issueId)
-      ) as EventRow | undefined;
-      if (!row) return undefined;
-      const position = { issue: issueId, at: row.received_at, id: row.id };
-      const newer = statements.newerEvent.get(position) as { event_id: string } | undefined;
-      const older = statements.olderEvent.get(position) as { event_id: string } | undefined;
-      return {
-        eventId: row.event_id,
-        issueId: row.issue_id,
-        receivedAt: row.received_at,
-        payload: row.payload,
-        ...(newer ? { newerId: newer.event_id } : {}),
-        ...(older ? { olderId: older.event_id } : {}),
-      };
-    },
-    issueEvents(issueId, { before, limit }) {
-      const size = Math.max(1, Math.min(MAX_EVENTS_PAGE, Math.floor(limit)));
-      let rows: ListedEventRow[];
-      if (before === undefined) {
-        rows = statements.newestEvents.all({ issue: issueId, limit: size + 1 }) as ListedEventRow[];
-      } else {
-        const from = statements.eventById.get(before, issueId) as EventRow | undefined;
-        if (!from) return undefined;
-        rows = statements.eventsBefore.all({
-          issue: issueId,
-          at: from.received_at,
-          id: from.id,
-          limit: size + 1,
-        }) as ListedEventRow[];
-      }
-      const events = rows.slice(0, size).map((row) => ({
-        eventId: row.event_id,
-        receivedAt: row.received_at,
-        environment: row.environment,
-        release: row.release,
-        url: row.url,
-      }));
-      const last = events[events.length - 1];
-      return rows.length > size && last ? { events, nextBefore: last.eventId } : { events };
-    },
-    issueOfEvent(eventId) {
-      const row = statements.issueOfEvent.get(eventId) as { issue_id: number } | undefined;
-      return row?.issue_id;
-    },
-    latestEventIds(issueIds) {
-      const ids = new Map<number, string>();
-      for (const issueId of issueIds) {
-        const row = statements.latestEventId.get(issueId) as { event_id: string } | undefined;
-        if (row) ids.set(issueId, row.event_id);
-      }
-      return ids;
-    },
     triage: (target, action, now) => triage.immediate(target, action, now),
     deleteStep: () => deleteStep.immediate(),
-    deletesPending: () => statements.anyDeleted.get() !== undefined,
-    facets() {
-      return {
-        environments: (statements.environments.all() as Array<{ v: string }>).map((r) => r.v),
-        releases: (statements.releases.all() as Array<{ v: string }>).map((r) => r.v),
-      };
-    },
-    releaseHealth() {
-      return (statements.health.all() as SessionCounts[]).map(releaseHealthOf);
-    },
-    itemCounts() {
-      const counts: Record<string, number> = Object.create(null);
-      for (const row of statements.itemCounts.all() as Array<{ type: string; count: number }>) {
-        counts[row.type] = row.count;
-      }
-      return counts;
-    },
-    totals() {
-      return statements.totals.get() as { issues: number; events: number; storedEvents: number };
-    },
     requestClear(now) {
       return db
         .transaction((): ClearProgress => {
           const s = statements.write();
           const { upTo, n } = s.issuesNow.get() as { upTo: number | null; n: number };
-          const running = statements.clearJob.get() as ClearRow | undefined;
+          const running = s.clearJob.get() as ClearRow | undefined;
           const before = running && running.finished_at === null ? running.deleted : 0;
           s.startClear.run({ upTo: upTo ?? 0, total: n + before, deleted: before, now });
           // Small tables (MAX_HEALTH_ROWS, the item types): at once.
@@ -835,15 +582,6 @@ function inboxDatabase(
         .immediate();
     },
     clearStep: (now) => clearStep.immediate(now),
-    clearProgress() {
-      const job = statements.clearJob.get() as ClearRow | undefined;
-      if (!job) return undefined;
-      return {
-        total: Math.max(job.total, job.deleted),
-        deleted: job.deleted,
-        done: job.finished_at !== null,
-      };
-    },
     reclaimSpace(maxPages) {
       if (maxPages > 0) db.pragma(`incremental_vacuum(${Math.floor(maxPages)})`);
       return db.pragma('freelist_count', { simple: true }) as number;
@@ -875,168 +613,6 @@ function usedPagesOf(s: WriteStatements): number {
   return pageCount - freePages;
 }
 
-interface ClearRow {
-  up_to: number;
-  total: number;
-  deleted: number;
-  requested_at: number;
-  finished_at: number | null;
-}
-
-interface IssueRow {
-  id: number;
-  title: string;
-  culprit: string;
-  level: string;
-  status: IssueStatus;
-  mute_kind: Mute['kind'] | null;
-  mute_target: number | null;
-  mute_count: number | null;
-  resolved_after_release: string | null;
-  resolved_at: number | null;
-  deleted_at: number | null;
-  regressed: number;
-  first_seen: number;
-  last_seen: number;
-  event_count: number;
-  first_release: string;
-  last_release: string;
-  user_count: number;
-  users_past_cap: number;
-}
-
-/** The triage state a row holds (migration 9). */
-function triageStateOf(row: IssueRow): TriageState {
-  switch (row.status) {
-    case 'unresolved':
-      return { status: 'unresolved' };
-    case 'resolved':
-      return row.resolved_after_release === null
-        ? { status: 'resolved' }
-        : {
-            status: 'resolved',
-            inNextRelease: { after: row.resolved_after_release, at: row.resolved_at ?? 0 },
-          };
-    case 'ignored': {
-      if (row.mute_kind === null || row.mute_target === null) return { status: 'ignored' };
-      const mute: Mute =
-        row.mute_kind === 'time'
-          ? { kind: 'time', target: row.mute_target }
-          : { kind: row.mute_kind, target: row.mute_target, count: row.mute_count ?? 0 };
-      return { status: 'ignored', mute };
-    }
-  }
-}
-
-interface ListedEventRow {
-  event_id: string;
-  received_at: number;
-  environment: string;
-  release: string;
-  url: string;
-}
-
-interface EventRow {
-  id: number;
-  event_id: string;
-  issue_id: number;
-  received_at: number;
-  payload: string;
-}
-
-type Statements = ReturnType<typeof prepare>;
-type WriteStatements = ReturnType<Statements['write']>;
-
-function prepare(db: Database.Database, readonly: boolean) {
-  let writes: ReturnType<typeof prepareWrites> | undefined;
-  return {
-    write() {
-      if (readonly) throw new Error('the inbox database was opened read-only');
-      writes ??= prepareWrites(db);
-      return writes;
-    },
-    issueById: db.prepare('SELECT * FROM issues WHERE id = ?'),
-    hoursSince: db.prepare(
-      'SELECT hour, count FROM issue_hours WHERE issue_id = ? AND hour >= ? ORDER BY hour',
-    ),
-    environmentsOf: db.prepare(
-      `SELECT environment FROM issue_environments WHERE issue_id = ? ORDER BY count DESC, environment
-       LIMIT ${MAX_ENVIRONMENTS_PER_ISSUE + 1}`,
-    ),
-    tagKeyKnown: db.prepare('SELECT 1 FROM tag_keys WHERE key = ?'),
-    tagKeyCount: db.prepare("SELECT n FROM row_counts WHERE name = 'tag_keys'").pluck(),
-    tagsOf: db.prepare(
-      `SELECT key, value, count FROM issue_tags WHERE issue_id = ? ORDER BY count DESC LIMIT ${MAX_TAG_KEYS * MAX_TAG_VALUES}`,
-    ),
-    releasesOf: db.prepare(
-      `SELECT release FROM issue_releases WHERE issue_id = ? ORDER BY first_seen, release
-       LIMIT ${MAX_RELEASES_PER_ISSUE + 1}`,
-    ),
-    storedEventsOf: db.prepare('SELECT count(*) AS n FROM events WHERE issue_id = ?'),
-    latestEvent: db.prepare(
-      'SELECT id, event_id, issue_id, received_at, payload FROM events WHERE issue_id = ? ORDER BY received_at DESC, id DESC LIMIT 1',
-    ),
-    eventById: db.prepare(
-      'SELECT id, event_id, issue_id, received_at, payload FROM events WHERE event_id = ? AND issue_id = ?',
-    ),
-    latestEventId: db.prepare(
-      'SELECT event_id FROM events WHERE issue_id = ? ORDER BY received_at DESC, id DESC LIMIT 1',
-    ),
-    issueOfEvent: db.prepare(
-      `SELECT issue_id FROM events JOIN issues ON issues.id = events.issue_id
-       WHERE event_id = ? AND deleted_at IS NULL`,
-    ),
-    anyDeleted: db.prepare('SELECT 1 FROM issues WHERE deleted_at IS NOT NULL LIMIT 1'),
-    newestEvents: db.prepare(ISSUE_EVENTS_SQL.newest),
-    eventsBefore: db.prepare(ISSUE_EVENTS_SQL.before),
-    newerEvent: db.prepare(
-      'SELECT event_id FROM events WHERE issue_id = @issue AND (received_at > @at OR (received_at = @at AND id > @id)) ORDER BY received_at, id LIMIT 1',
-    ),
-    olderEvent: db.prepare(
-      'SELECT event_id FROM events WHERE issue_id = @issue AND (received_at < @at OR (received_at = @at AND id < @id)) ORDER BY received_at DESC, id DESC LIMIT 1',
-    ),
-    // The filters offer the most common values: what a client sends cannot make the page huge.
-    environments: db.prepare(
-      `SELECT v FROM (SELECT environment AS v, sum(count) AS n FROM issue_environments
-         GROUP BY environment ORDER BY n DESC LIMIT ${MAX_FACET_VALUES}) ORDER BY v`,
-    ),
-    releases: db.prepare(
-      `SELECT v FROM (SELECT release AS v, sum(count) AS n FROM issue_releases
-         GROUP BY release ORDER BY n DESC LIMIT ${MAX_FACET_VALUES}) ORDER BY v`,
-    ),
-    health: db.prepare(
-      `SELECT release, environment, sessions, errored, unhandled, crashed, abnormal
-         FROM release_health ORDER BY sessions DESC, release DESC, environment LIMIT ${MAX_HEALTH_SHOWN}`,
-    ),
-    itemCounts: db.prepare(
-      `SELECT type, count FROM (SELECT type, count FROM item_counts ORDER BY count DESC
-         LIMIT ${MAX_ITEM_TYPES}) ORDER BY type`,
-    ),
-    clearJob: db.prepare(
-      'SELECT up_to, total, deleted, requested_at, finished_at FROM inbox_clear WHERE id = 1',
-    ),
-    totals: db.prepare(
-      `SELECT (SELECT count(*) FROM issues)
-                - (SELECT count(*) FROM issues WHERE deleted_at IS NOT NULL) AS issues,
-              (SELECT coalesce(sum(event_count), 0) FROM issues WHERE deleted_at IS NULL) AS events,
-              (SELECT n FROM row_counts WHERE name = 'events') AS storedEvents`,
-    ),
-  };
-}
-
-/**
- * An issue's list of events, newest first, read from its end of the events' issue index
- * (`events_issue`): a page costs its own rows, however many events the issue has. The unit test
- * reads their query plans.
- */
-export const ISSUE_EVENTS_SQL = {
-  newest: `SELECT event_id, received_at, environment, release, url FROM events
-    WHERE issue_id = @issue ORDER BY received_at DESC, id DESC LIMIT @limit`,
-  before: `SELECT event_id, received_at, environment, release, url FROM events
-    WHERE issue_id = @issue AND (received_at, id) < (@at, @id)
-    ORDER BY received_at DESC, id DESC LIMIT @limit`,
-} as const;
-
 /**
  * The event cap's statements (`evict`), each an index lookup or the front of an index, so that
  * they cost what they free; the unit test reads their query plans.
@@ -1059,12 +635,27 @@ export const EVENT_CAP_SQL = {
   evictOldest: 'DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?)',
 } as const;
 
+type WriteStatements = ReturnType<typeof prepareWrites>;
+
+/** The writes' statements, prepared on the first write: a read-only connection has none. */
+function prepareWriting(db: Database.Database, readonly: boolean) {
+  let writes: WriteStatements | undefined;
+  return {
+    write() {
+      if (readonly) throw new Error('the inbox database was opened read-only');
+      writes ??= prepareWrites(db);
+      return writes;
+    },
+  };
+}
+
 function prepareWrites(db: Database.Database) {
   const outcome = (column: string) =>
     db.prepare(
       `UPDATE release_health SET ${column} = ${column} + ? WHERE release = ? AND environment = ?`,
     );
   return {
+    clearJob: db.prepare(CLEAR_JOB_SQL),
     countItem: db.prepare(
       'INSERT INTO item_counts (type, count) VALUES (?, ?) ON CONFLICT (type) DO UPDATE SET count = count + excluded.count',
     ),
@@ -1236,164 +827,86 @@ function prepareWrites(db: Database.Database) {
   };
 }
 
-/** ISSUE_ORDER's fields as the columns the issues' sort indexes hold (migration 1). */
-const ORDER_COLUMNS = {
-  lastSeen: 'last_seen',
-  firstSeen: 'first_seen',
-  count: 'event_count',
-  id: 'id',
-};
+// The tags an issue keeps for its breakdown (the issue's page): MAX_TAG_KEYS keys, each with
+// MAX_TAG_VALUES values; past a kept key's cap its new values count as "(other)", keys past the
+// issue's cap are not kept, so invented keys and values cannot swell an issue (issue 32).
+//
+// The ingest applies this rule in SQL to the events of an issue it has (`countTag`, which reads the issue's tag rows for every tag), and through
+// `firstEventTags` to the event that opens an issue: with no rows yet the rule needs nothing
+// from the database, and a flood of new issues with 30 tags each spent most of the ingest
+// thread's time in those reads (decision 1015).
 
-const SORT_SQL = sortSqlOf((column) => `${column} DESC`);
-const SORT_KEY_SQL = sortSqlOf((column) => column);
+/** The value counted for what is past a cap (the database's release, environment and health caps too). */
+export const OTHER_TAG_VALUE = '(other)';
 
-function sortSqlOf(each: (column: string) => string): Record<IssueSort, string> {
-  const sql = (sort: IssueSort) =>
-    ISSUE_ORDER[sort].map((field) => each(ORDER_COLUMNS[field])).join(', ');
-  return { 'last-seen': sql('last-seen'), 'first-seen': sql('first-seen'), count: sql('count') };
+export interface TagCount {
+  key: string;
+  value: string;
+  count: number;
 }
 
 /**
- * The issues after the one whose ISSUE_ORDER[sort] values are `after`: row values compared in
- * the sort's order (all descending, so "after" is "less than"), read from its index.
+ * An issue's tag rows after its first event, as `countTag` would leave them tag after tag on an
+ * issue that has none: a value is counted when its key has room (a new key while the issue has
+ * room for keys), else as "(other)" of a kept key, else not at all. `urls`: the page URLs
+ * counted under their own value, which search reads.
  */
-function afterSqlOf(sort: IssueSort, after: readonly number[]) {
-  const params = Object.fromEntries(after.map((value, i) => [`after${i}`, value]));
-  const values = Object.keys(params).map((name) => `@${name}`);
-  return { sql: `(${SORT_KEY_SQL[sort]}) < (${values.join(', ')})`, params };
+export function firstEventTags(tags: ReadonlyArray<readonly [string, string]>): {
+  counts: TagCount[];
+  urls: string[];
+} {
+  const keys = new Map<string, Map<string, number>>();
+  const urls = new Set<string>();
+  for (const [key, value] of tags) {
+    const values = keys.get(key);
+    const taken =
+      values?.has(value) ||
+      ((values?.size ?? 0) < MAX_TAG_VALUES &&
+        (values !== undefined || keys.size < MAX_TAG_KEYS)) ||
+      (value === OTHER_TAG_VALUE && values !== undefined);
+    if (taken) {
+      const kept = values ?? new Map<string, number>();
+      keys.set(key, kept);
+      kept.set(value, (kept.get(value) ?? 0) + 1);
+      if (key === 'url') urls.add(value);
+    } else if (values) {
+      values.set(OTHER_TAG_VALUE, (values.get(OTHER_TAG_VALUE) ?? 0) + 1);
+    }
+  }
+  const counts = [...keys].flatMap(([key, values]) =>
+    [...values].map(([value, count]) => ({ key, value, count })),
+  );
+  return { counts, urls: [...urls] };
 }
+
+// Which release is newer, for "resolve in the next release" (decision 1222), as Sentry orders
+// them. Here, beside its one caller, rather than in ../triage.ts: the pages' bundle takes
+// triage.ts, and would take the semver parser with it.
 
 /**
- * What a list query matches, as SQL over `issues`: the search, the filters, never an issue being
- * deleted, and ignored issues hidden unless a status is asked for (by the filter or by `is:`).
- * The list and the bulk actions' "all matching" read the same.
+ * Whether `release` is newer than `resolvedIn`, the release an issue was resolved in the next
+ * one of (decision 1222). As Sentry: by semver when both parse (a `package@` prefix set aside,
+ * as Sentry's release names carry one), else a release first seen after the resolution is newer
+ * (`firstSeen` undefined: never seen before, so it is). An event without a release is never
+ * newer, nor is the same release.
  */
-function matchingIssues(
-  statements: Statements,
-  query: Omit<IssueQuery, 'sort' | 'page' | 'pageSize' | 'after'>,
-) {
-  const search = parseIssueSearch(query.search ?? '');
-  const searched = searchSqlOf(search.terms, query.now);
-  const problems = [...search.problems, ...unknownTagKeys(statements, searched.tagKeys)];
-  const where: string[] = [...searched.where, 'deleted_at IS NULL'];
-  const params: Record<string, unknown> = { ...searched.params };
-  const bindNow = () => {
-    params.now = query.now;
-    return '@now';
-  };
-  if (query.status !== undefined && query.status !== 'all') {
-    where.push(statusSql(query.status, bindNow));
+export function releaseIsNewer(
+  release: string,
+  resolvedIn: string,
+  seen: { firstSeen: number | undefined; resolvedAt: number },
+): boolean {
+  if (release === '' || release === resolvedIn) return false;
+  const version = semverOf(release);
+  const resolvedVersion = semverOf(resolvedIn);
+  if (version && resolvedVersion && version.name === resolvedVersion.name) {
+    return compareSemver(version.version, resolvedVersion.version) > 0;
   }
-  if (query.environment !== undefined) {
-    where.push('id IN (SELECT issue_id FROM issue_environments WHERE environment = @environment)');
-    params.environment = query.environment;
-  }
-  if (query.release !== undefined) {
-    where.push('id IN (SELECT issue_id FROM issue_releases WHERE release = @release)');
-    params.release = query.release;
-  }
-  const hidesIgnored = query.status === undefined && !searched.namesStatus;
-  const ignored = statusSql('ignored', bindNow);
-  const whereSql = (extra?: string) =>
-    `WHERE ${[...where, ...(extra ? [extra] : [])].join(' AND ')}`;
-  const listed = whereSql(hidesIgnored ? `NOT ${ignored}` : undefined);
-  const hiddenIgnored = hidesIgnored ? whereSql(ignored) : undefined;
-  // better-sqlite3 refuses named values a statement does not use: none when nothing filters
-  // (every statement holds all of `where`, and each holds the ignored test when one does).
-  const bound = Object.keys(params).length > 0 ? [params] : [];
-  return { problems, params, bound, listed, hiddenIgnored };
+  return seen.firstSeen === undefined || seen.firstSeen > seen.resolvedAt;
 }
 
-function listIssues(db: Database.Database, statements: Statements, query: IssueQuery): IssueList {
-  const {
-    problems,
-    params,
-    bound,
-    listed,
-    hiddenIgnored: ignoredSql,
-  } = matchingIssues(statements, query);
-  if (problems.length > 0) {
-    return { issues: [], total: 0, events: 0, problems, page: 1, pageCount: 1, hiddenIgnored: 0 };
-  }
-  const counted = `SELECT count(*) AS n, coalesce(sum(event_count), 0) AS events FROM issues ${listed}`;
-  const { n: total, events } = db.prepare(counted).get(...bound) as {
-    n: number;
-    events: number;
-  };
-  const pageCount = Math.max(1, Math.ceil(total / query.pageSize));
-  const page = Math.min(Math.max(1, query.page), pageCount);
-  // A cursor narrows the page's rows only: `total` still counts every issue that matches.
-  const after = query.after === undefined ? undefined : afterSqlOf(query.sort, query.after);
-  const paged = after ? `${listed} AND ${after.sql}` : listed;
-  // Nothing found: a search with no match (a typo'd tag value) need not walk the issues again.
-  const rows =
-    total === 0
-      ? []
-      : (db
-          .prepare(
-            `SELECT * FROM issues ${paged} ORDER BY ${SORT_SQL[query.sort]} LIMIT @limit OFFSET @offset`,
-          )
-          .all({
-            ...params,
-            ...after?.params,
-            limit: query.pageSize,
-            offset: (page - 1) * query.pageSize,
-          }) as IssueRow[]);
-  const { n: hiddenIgnored } = ignoredSql
-    ? (db.prepare(`SELECT count(*) AS n FROM issues ${ignoredSql}`).get(...bound) as { n: number })
-    : { n: 0 };
-  return {
-    issues: rows.map((row) => summaryOf(row, statements, query.now)),
-    total,
-    events,
-    problems: [],
-    page,
-    pageCount,
-    hiddenIgnored,
-  };
-}
-
-/**
- * The searched tag keys no event has had ("unknown search key lvl"): a typo finds nothing, and
- * says so. Once the store knows MAX_KNOWN_TAG_KEYS keys, any key is taken.
- */
-function unknownTagKeys(statements: Statements, keys: readonly string[]): string[] {
-  if (keys.length === 0 || (statements.tagKeyCount.get() as number) >= MAX_KNOWN_TAG_KEYS) {
-    return [];
-  }
-  return [...new Set(keys)]
-    .filter((key) => statements.tagKeyKnown.get(key) === undefined)
-    .map((key) => `unknown search key ${key}`);
-}
-
-function summaryOf(row: IssueRow, statements: Statements, now: number): IssueSummary {
-  const lastHour = Math.floor(now / HOUR_MS);
-  const hourly = Array<number>(24).fill(0);
-  for (const { hour, count } of statements.hoursSince.all(row.id, lastHour - 23) as Array<{
-    hour: number;
-    count: number;
-  }>) {
-    const slot = hour - (lastHour - 23);
-    if (slot >= 0 && slot < 24) hourly[slot] = count;
-  }
-  const triage = triageStateOf(row);
-  return {
-    id: row.id,
-    title: row.title,
-    culprit: row.culprit,
-    level: row.level,
-    status: statusNow(triage, now),
-    triage,
-    regressed: row.regressed === 1,
-    firstSeen: row.first_seen,
-    lastSeen: row.last_seen,
-    count: row.event_count,
-    hourly,
-    environments: (statements.environmentsOf.all(row.id) as Array<{ environment: string }>).map(
-      (r) => r.environment,
-    ),
-    lastRelease: row.last_release,
-    users: row.user_count,
-    usersPastCap: row.users_past_cap === 1,
-  };
+function semverOf(release: string): { name: string; version: string } | undefined {
+  const at = release.lastIndexOf('@');
+  const name = at > 0 ? release.slice(0, at) : '';
+  const version = validSemver(at > 0 ? release.slice(at + 1) : release);
+  return version ? { name, version } : undefined;
 }

@@ -2,14 +2,13 @@
  * The inbox's ingest thread: every envelope for the local inbox is validated, normalised and
  * grouped here (./prepare-envelope.ts), and stored in one transaction per batch
  * (./inbox-database.server.ts), so that no envelope costs the page loop more than a message.
- * Started by ./ingest-thread.server.ts; built to `.output/server/inbox-ingest-worker.mjs`
+ * Started by ./ingest-thread.server.ts; built beside the built server entry as BUILT_WORKER_FILE
  * (build/server-side-files.ts), run from source through tsx in development and tests.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { type AlertSender, alertChannels, startAlertSender } from '../alerts/alert-delivery.server';
 import { alertOutboxOptionsOf } from '../alerts/alert-policy';
-import { createDirectoryMapStore } from '../source-maps/directory-map-store.server';
-import { firstOfStores } from '../source-maps/map-store';
+import { createDirectoryMapStore, firstOfStores } from '../source-maps/map-store.server';
 import {
   type InboxDatabase,
   openInboxDatabase,

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { thisWorker } from '#app/server/cluster/worker-link.server';
 import { type ServerConfig, serverConfig } from '#app/server/env.server';
-import { healthSignals } from '#app/server/health/health.server';
+import type { Trouble } from '#app/server/health/health.server';
 import { warnLimited } from '#app/server/logging/rate-limited-log';
 import { processShared } from '#app/start-1.120/process-shared.server';
 import { alertOutboxOptionsOf, alertSettingsOf } from '../alerts/alert-policy';
@@ -20,8 +20,8 @@ import {
   openInboxSessions,
   SESSION_IDLE_MS,
   SESSION_MAX_AGE_MS,
-} from '../inbox-access.server';
-import { buildOutputOf } from '../source-maps/directory-map-store.server';
+} from '../inbox-sessions.server';
+import { buildOutputOf } from '../source-maps/map-store.server';
 import {
   type InboxDatabase,
   type InboxDatabaseOptions,
@@ -34,6 +34,16 @@ import {
   ingestErrorCode,
 } from './ingest-protocol';
 import { createIngestThread, type IngestThread } from './ingest-thread.server';
+
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'local-inboxes': Map<string, LocalInbox>;
+    'inbox-trouble-link': {
+      sink: InboxTroubleSink | undefined;
+      waiting: Map<InboxTrouble, string>;
+    };
+  }
+}
 
 export const DATABASE_FILE = 'inbox.sqlite';
 /** The file store's envelopes (before the database): `<ms, 15 digits>-<seq>-<random>.envelope`. */
@@ -63,9 +73,17 @@ export function localInbox(): LocalInbox {
     throw new Error('The local inbox is only used when SENTRY_DSN is not set');
   }
   const dir = resolve(monitoring.inboxDir);
-  return processShared(`local-inbox:${dir}`, () =>
-    openLocalInbox(dir, { maxEvents: inboxMaxEvents, maxMb: inboxMaxMb }, alertSettingsOf(config)),
-  );
+  const inboxes = processShared('local-inboxes', () => new Map<string, LocalInbox>());
+  let inbox = inboxes.get(dir);
+  if (!inbox) {
+    inbox = openLocalInbox(
+      dir,
+      { maxEvents: inboxMaxEvents, maxMb: inboxMaxMb },
+      alertSettingsOf(config),
+    );
+    inboxes.set(dir, inbox);
+  }
+  return inbox;
 }
 
 export interface InboxLimits {
@@ -89,7 +107,7 @@ export function openLocalInbox(
   const database = 'database' in opened ? opened.database : undefined;
   const problem = 'problem' in opened ? opened.problem : undefined;
   if ('error' in opened) {
-    healthSignals().note(
+    troubles.note(
       'reports-not-stored',
       `the inbox database cannot be opened (${codeOf(opened.error)})`,
     );
@@ -156,16 +174,52 @@ export function prepareInboxAtStart(config: ServerConfig): string | undefined {
   }
 }
 
-/**
- * Read when sessions open, not when this module loads: ../inbox-access.server.ts imports this
- * module back, and a bundle that evaluates that one first saw these constants uninitialised
- * ("Cannot access … before initialization", every /errors page a 500) in some builds.
- */
+/** Sessions as the inbox keeps them (./inbox-sessions.server.ts's bounds). */
 const sessionLimits = () => ({
   idleMs: SESSION_IDLE_MS,
   maxAgeMs: SESSION_MAX_AGE_MS,
   maxSessions: MAX_SESSIONS,
 });
+
+/** The troubles the inbox notes for /health, in /health's names. */
+export type InboxTrouble = Extract<
+  Trouble,
+  'reports-not-stored' | 'inbox-at-cap' | 'alerts-failing'
+>;
+
+/** Where the inbox's troubles go: /health's signals, which the server's start links. */
+export interface InboxTroubleSink {
+  note(trouble: InboxTrouble, detail: string): void;
+  clear(trouble: InboxTrouble): void;
+}
+
+/**
+ * The process's link from the inbox to /health, kept here so that the inbox imports nothing of
+ * health (which reads the admission and, through it, this module). Troubles noted before the
+ * server links it are kept, the last of each, and handed over when it does.
+ */
+const troubleLink = processShared('inbox-trouble-link', () => ({
+  sink: undefined,
+  waiting: new Map(),
+}));
+
+/** Sends the inbox's troubles to `sink` from now on (the server's start: /health's signals). */
+export function reportInboxTroublesTo(sink: InboxTroubleSink): void {
+  troubleLink.sink = sink;
+  for (const [trouble, detail] of troubleLink.waiting) sink.note(trouble, detail);
+  troubleLink.waiting.clear();
+}
+
+const troubles: InboxTroubleSink = {
+  note(trouble, detail) {
+    if (troubleLink.sink) troubleLink.sink.note(trouble, detail);
+    else troubleLink.waiting.set(trouble, detail);
+  },
+  clear(trouble) {
+    if (troubleLink.sink) troubleLink.sink.clear(trouble);
+    else troubleLink.waiting.delete(trouble);
+  },
+};
 
 function openDatabaseIn(
   dir: string,
@@ -189,8 +243,8 @@ function onIngestNotice(notice: IngestNotice, maxMb: number): void {
   else if (notice.kind === 'alert-log') warnLimited(notice.logKind, notice.line);
   else if (notice.kind === 'alert-channels') {
     // Names and reasons only (`webhook <host> (answered 503)`): never a URL's path or query.
-    if (notice.failing.length === 0) healthSignals().clear('alerts-failing');
-    else healthSignals().note('alerts-failing', notice.failing.join(', '));
+    if (notice.failing.length === 0) troubles.clear('alerts-failing');
+    else troubles.note('alerts-failing', notice.failing.join(', '));
   }
 }
 
@@ -200,7 +254,7 @@ function onIngestNotice(notice: IngestNotice, maxMb: number): void {
  */
 function noteEviction(issues: number, maxMb: number): void {
   const detail = `the inbox database is at MONITORING_INBOX_MAX_MB (${maxMb} MiB): the issues seen longest ago are evicted`;
-  healthSignals().note('inbox-at-cap', detail);
+  troubles.note('inbox-at-cap', detail);
   warnLimited('inbox evicting', `[inbox] ${detail} (${issues} just now)`);
 }
 
@@ -215,17 +269,16 @@ export async function storeReport(
   client?: string,
 ): Promise<{ eventId?: string }> {
   const inbox = localInbox();
-  const signals = healthSignals();
   const problem = inbox.problem();
   if (problem) throw new IngestError('failed', problem);
   try {
     const stored = await inbox.ingestThread().ingest(envelope, Date.now(), client);
-    signals.clear('reports-not-stored');
+    troubles.clear('reports-not-stored');
     return stored;
   } catch (error) {
     const code = ingestErrorCode(error);
     if (code !== 'rejected' && code !== 'busy' && code !== 'over-share') {
-      signals.note(
+      troubles.note(
         'reports-not-stored',
         `the local inbox failed to store a report (${code ?? 'error'})`,
       );

@@ -1,15 +1,14 @@
 /**
  * An envelope made ready to store, in the ingest thread: parsed and judged, its frames resolved
- * for grouping (bounded), its tags and its user key derived (../event-tags.ts).
+ * for grouping (bounded), its tags and its user key derived (`eventTagsOf`, `userKeyOf` in ../inbox-event.ts).
  */
 import { classifyEnvelope, type SessionUpdate } from '../classify-envelope';
-import { readEnvelope } from '../envelope';
-import { eventTagsOf, ownTagsOf, pageUrlOf, userKeyOf } from '../event-tags';
+import { isRecord, readEnvelope } from '../envelope';
 import { groupEvent } from '../grouping/grouping';
 import type { StackFrame } from '../inbox-event';
+import { eventTagsOf, ownTagsOf, pageUrlOf, userKeyOf, wellFormedText } from '../inbox-event';
 import type { NormalisedEvent } from '../normalise-event';
-import { isRecord, wellFormedText } from '../protocol-values';
-import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store';
+import { debugImagesOf, type SourceMapStore } from '../source-maps/map-store.server';
 import { resolveEventFrames } from '../source-maps/resolve-frame';
 import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-database.server';
 
@@ -17,7 +16,7 @@ import type { PreparedEnvelope, PreparedEvent, PreparedSession } from './inbox-d
  * From an envelope's bytes to what the database stores, in the ingest thread: judged as Relay
  * judges it (../envelope.ts), split into its event, session updates and item counts
  * (../classify-envelope.ts), the event grouped as Sentry groups it (../grouping/grouping.ts),
- * after the build's source maps as Sentry applies them (./resolve-for-grouping.ts), with the
+ * after the build's source maps as Sentry applies them (`resolvedForGrouping`, below), with the
  * tags its issue's breakdown counts and the user it counts. The arrival time and the maps are given.
  */
 export type PrepareResult =
@@ -131,17 +130,16 @@ function textOf(value: unknown): string {
   return typeof value === 'string' ? wellFormedText(value) : '';
 }
 
-/**
- * The event as Sentry groups it: Sentry applies source maps before grouping, so a minified
- * frame (`client-AbC123.js` in `a`) counts by its original file and source line. Without this,
- * every deploy (new chunk hashes, new minified names) would open new issues for old bugs. Only
- * the grouping sees the resolved frames; the stored event keeps the frames as they came, and
- * the pages resolve them again as they are read (../event-stack.server.ts).
- *
- * A frame the maps resolve gets Sentry's processed shape: the original path and function, the
- * line, the `context_line`, and `data.sourcemap` (which is what tells Sentry's grouping to use
- * the context line). Any frame that does not resolve is left as it came.
- */
+// The event as Sentry groups it: Sentry applies source maps before grouping, so a minified
+// frame (`a` in a hashed client chunk) counts by its original file and source line. Without this,
+// every deploy (new chunk hashes, new minified names) would open new issues for old bugs. Only
+// the grouping sees the resolved frames; the stored event keeps the frames as they came, and
+// the pages resolve them again as they are read (../event-stack.server.ts).
+//
+// A frame the maps resolve gets Sentry's processed shape: the original path and function, the
+// line, the `context_line`, and `data.sourcemap` (which is what tells Sentry's grouping to use
+// the context line). Any frame that does not resolve is left as it came.
+
 /** Files one event may send through the maps before it is grouped as it came. */
 export const MAX_FILES_RESOLVED = 8;
 

@@ -1,7 +1,9 @@
 /**
  * How the inbox database stays within MONITORING_INBOX_MAX_MB on disk, WAL included (decision
  * 1000). Pure: the database module (./inbox-database.server.ts) reads its page counts and does
- * what these functions say.
+ * what these functions say. A module of its own, though only the database applies it: the
+ * environment's schema reads its bounds (MONITORING_INBOX_MAX_MB), and must not load the
+ * database to do so.
  *
  * - A quarter of the cap is for the write-ahead log: SQLite checkpoints it when it holds a quarter
  *   of that (`wal_autocheckpoint`) and truncates it back to that after a checkpoint

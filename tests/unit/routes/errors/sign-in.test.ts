@@ -2,7 +2,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { takeTokenFromFragment, tokenInFragment } from '#app/routes/errors/sign-in';
 
 // The fragment's rules only: not the inbox's server functions, which reach its store.
-vi.mock('#app/server/inbox.functions', () => ({ getInboxAccess: () => {}, signInToInbox: {} }));
+vi.mock('#app/server/inbox/inbox.functions', () => ({
+  getInboxAccess: () => {},
+  signInToInbox: {},
+}));
 
 describe('tokenInFragment', () => {
   it.each([

@@ -14,7 +14,7 @@ import {
   overlayErrorOf,
   stackFramesOf,
 } from '#app/server/failures/dev-failure-view';
-import { NO_MAP, type SourceMapStore } from '#app/server/inbox/source-maps/map-store';
+import { NO_MAP, type SourceMapStore } from '#app/server/inbox/source-maps/map-store.server';
 
 const ROOT = '/home/dev/app';
 const SOURCE = [

@@ -9,7 +9,7 @@ describe('serverStackParser: in_app of the frames Node maps for us', () => {
     // Our sources, as Node names them through the server's maps.
     ['at loader (/srv/app/app/routes/sentry-example-page/ssr-error.tsx:7:11)', true],
     ['at u (/srv/app/app/routes/sentry-example-page/index.tsx:60:9)', true],
-    ['at handler (file:///srv/app/app/server/inbox.functions.ts:31:5)', true],
+    ['at handler (file:///srv/app/app/server/inbox/inbox.functions.ts:31:5)', true],
     // Dependencies: bundled ones mapped back to node_modules, and the ones nitro copied.
     ['at runLoader (/srv/app/node_modules/@tanstack/router-core/dist/esm/router.js:1111:5)', false],
     [

@@ -118,7 +118,10 @@ describe('eventRequestFacts', () => {
 describe('serverFunctionName', () => {
   it.each([
     [FN_ID, 'callFailingExample'],
-    ['app_server_inbox_functions_ts--listInboxIssues_createServerFn_handler', 'listInboxIssues'],
+    [
+      'app_server_inbox_inbox_functions_ts--listInboxIssues_createServerFn_handler',
+      'listInboxIssues',
+    ],
     ['odd-id', 'odd-id'],
   ])('%s is %s', (id, name) => {
     expect(serverFunctionName(id)).toBe(name);

@@ -16,7 +16,7 @@ import { type ExceptionDetail, exceptionsOf } from '#app/server/inbox/inbox-even
 import {
   type BuildMaps,
   createDirectoryMapStore,
-} from '#app/server/inbox/source-maps/directory-map-store.server';
+} from '#app/server/inbox/source-maps/map-store.server';
 import type { ResolvedEvent } from '#app/server/inbox/source-maps/resolve-frame';
 import {
   buildFixture,

@@ -56,7 +56,7 @@ describe('eventDetailOf, a stored event as the issue page shows it', () => {
       category: 'ui.click',
       message: 'button#throw-client',
     });
-    // Derived as Sentry derives them, then the event's own (event-tags.test.ts has the rules).
+    // Derived as Sentry derives them, then the event's own (inbox-event-tags.test.ts has the rules).
     expect(detail.tags).toEqual([
       ['url', '/page'],
       ['release', 'app@2'],

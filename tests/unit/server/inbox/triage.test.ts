@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { releaseIsNewer } from '#app/server/inbox/release-order';
+import { releaseIsNewer } from '#app/server/inbox/store/inbox-database.server';
 import {
   type Mute,
   type MuteChoice,

@@ -22,7 +22,7 @@ import {
   linkHeaderOf,
   nextPathOf,
 } from '#app/server/inbox/api/inbox-api-protocol';
-import type { IssueDetail, IssueSummary } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueDetail, IssueSummary } from '#app/server/inbox/store/inbox-reads.server';
 
 const notFound = expect.objectContaining({ status: 404 });
 const bad = (detail: string | RegExp) =>

@@ -27,8 +27,8 @@ function run(frames: MatchFrame[]): { inApp: Array<boolean | undefined>; counts:
 
 describe('globToRegExp: globset as Sentry’s rules use it', () => {
   it.each<[string, boolean, string, boolean]>([
-    ['**/node_modules/**', true, '/app/node_modules/react/index.js', true],
-    ['**/node_modules/**', true, 'node_modules/react/index.js', true],
+    ['**/node_modules/**', true, '/app/node_modules/react/package.json', true],
+    ['**/node_modules/**', true, 'node_modules/react/package.json', true],
     ['**/node_modules/**', true, '/app/my_node_modules/x.js', false],
     // `*` stops at `/` in paths, not elsewhere.
     ['java.*', false, 'java.util.concurrent.Foo', true],

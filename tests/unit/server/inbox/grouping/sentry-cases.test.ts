@@ -129,7 +129,7 @@ describe('Sentry’s grouping cases, hash for hash', () => {
   });
 
   it('custom-fingerprint: a fingerprint without {{ default }} is hashed alone', () => {
-    // The fingerprint of Sentry's custom-fingerprint.json (snapshot
+    // The fingerprint of Sentry's custom-fingerprint fixture (snapshot
     // 0c003a0f0245ac46f9b0502e039df82821f2e0ce), on a shorter event of the same kind.
     const result = groupEvent({
       platform: 'python',

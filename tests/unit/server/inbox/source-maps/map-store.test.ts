@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { debugIdFor, debugImagesOf, MapIndex } from '#app/server/inbox/source-maps/map-store';
+import {
+  debugIdFor,
+  debugImagesOf,
+  MapIndex,
+} from '#app/server/inbox/source-maps/map-store.server';
 
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const index = new MapIndex([

@@ -5,12 +5,12 @@ import { eachMapping, TraceMap } from '@jridgewell/trace-mapping';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventDetailOf } from '#app/server/inbox/inbox-event';
 import { normaliseEvent } from '#app/server/inbox/normalise-event';
-import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
 import {
+  createDirectoryMapStore,
   debugImagesOf,
   firstOfStores,
   type SourceMapStore,
-} from '#app/server/inbox/source-maps/map-store';
+} from '#app/server/inbox/source-maps/map-store.server';
 import {
   functionNameOf,
   MAX_CONTEXT_LINE,
@@ -224,7 +224,7 @@ describe('shownSource', () => {
       false,
     ],
     ['webpack with a namespace', 'webpack://my-app/./app/routes/x.tsx', 'app/routes/x.tsx', false],
-    ['webpack without one', 'webpack:///./app/routes/x.tsx', 'app/routes/x.tsx', false],
+    ['webpack without one', 'webpack:///./app/routes/index.tsx', 'app/routes/index.tsx', false],
     [
       'absolute from the build machine',
       '/home/ci/project/app/routes/x.tsx',

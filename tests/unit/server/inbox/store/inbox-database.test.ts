@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import {
   EVENT_CAP_SQL,
   type InboxDatabase,
-  ISSUE_EVENTS_SQL,
   MAX_USERS_PER_ISSUE,
   openInboxDatabase,
   type PreparedEnvelope,
 } from '#app/server/inbox/store/inbox-database.server';
+import { ISSUE_EVENTS_SQL } from '#app/server/inbox/store/inbox-reads.server';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 import { PAGE_SIZE } from '#app/server/inbox/store/store-cap';
 import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';

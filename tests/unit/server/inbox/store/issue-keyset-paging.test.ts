@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ISSUE_ORDER, ISSUE_SORTS } from '#app/server/inbox/inbox-inputs';
-import type { InboxDatabase, IssueSort } from '#app/server/inbox/store/inbox-database.server';
+import type { InboxDatabase } from '#app/server/inbox/store/inbox-database.server';
+import type { IssueSort } from '#app/server/inbox/store/inbox-reads.server';
 import { inboxDatabases, preparedEvents } from '#tests/support/inbox-store';
 
 const NOW = Date.UTC(2026, 10, 28, 12);

@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { parseIssueSearch } from '#app/server/inbox/issue-search';
+import { parseIssueSearch, searchSqlOf } from '#app/server/inbox/issue-search';
 import {
   type InboxDatabase,
   openInboxDatabase,
 } from '#app/server/inbox/store/inbox-database.server';
-import { searchSqlOf } from '#app/server/inbox/store/issue-search-sql';
 import { MIGRATIONS } from '#app/server/inbox/store/migrations';
 import { TRIAGE_ACTIONS } from '#app/server/inbox/triage';
 import { inboxDatabases, preparedEvents } from '#tests/support/inbox-store';

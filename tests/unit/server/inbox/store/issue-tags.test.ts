@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstEventTags, type TagCount } from '#app/server/inbox/store/issue-tags';
+import { firstEventTags, type TagCount } from '#app/server/inbox/store/inbox-database.server';
 
 type Tags = Array<[string, string]>;
 const values = (key: string, count: number, prefix = 'v'): Tags =>

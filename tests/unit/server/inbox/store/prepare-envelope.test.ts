@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
+import { createDirectoryMapStore } from '#app/server/inbox/source-maps/map-store.server';
 import {
   type GroupingMaps,
   MAX_FILES_RESOLVED,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { releaseHealthOf, type SessionCounts } from '#app/server/inbox/release-health';
+import { releaseHealthOf, type SessionCounts } from '#app/server/inbox/store/inbox-reads.server';
 
 const counts = (given: Partial<SessionCounts>): SessionCounts => ({
   release: 'app@1',

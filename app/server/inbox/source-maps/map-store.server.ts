@@ -1,6 +1,7 @@
 /**
- * The source maps on disk: a build output directory as a map store, then the build's own maps
- * (the client's and the server's) that the inbox reads through it.
+ * Where the inbox finds a chunk's source map: the stores' interface, the index of maps by debug
+ * ID and file, and the debug images an event names; then a build output directory as a store,
+ * and the build's own maps (the client's and the server's) that the inbox reads through it.
  */
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
@@ -8,32 +9,194 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FlattenMap, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
-import { isRecord } from '#app/server/inbox/protocol-values';
+import { isRecord } from '#app/server/inbox/envelope';
 import { processShared } from '#app/start-1.120/process-shared.server';
-import {
-  firstOfStores,
-  isDebugId,
-  MapIndex,
-  type MapLookup,
-  type ScannedMap,
-  type SourceMapStore,
-} from './map-store';
+
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'build-maps': Map<string, BuildMaps>;
+  }
+}
 
 /**
- * Source maps read from a build's output directory (`.output/sourcemaps/client`, the server
- * chunks' folder), lazily: nothing is read until the first frame needs a map.
- *
- * - The scan, on first need, walks the root once (no symlinks followed, bounded in depth and
- *   count) and parses each `*.map` to learn its `debugId`. Parsing, not a regex over the first
- *   few KB: Rollup and the Sentry plugins write `debugId` LAST, after `sourcesContent`, so the
- *   head of the file does not have it, and only a parse tells a top-level key from text inside
- *   a string. It costs one JSON.parse per map per process (maps change only with a rebuild,
- *   which restarts the server); the parsed JSON is dropped at once.
- * - A map is then loaded only when a frame needs it, and kept in an LRU bounded by count and
- *   by bytes.
- * - Only files the scan found are ever opened: event data (a debug id, a URL) only selects
- *   among them and is never joined into a path. Files over MAX_MAP_BYTES are never read whole.
+ * Where parsed source maps come from. The resolver asks by the debug id an event names, or by
+ * the chunk's path when the event names none; a store answers with a parsed map or a short
+ * reason. The directory store (`createDirectoryMapStore`, below) is the real one; tests and a
+ * later Sentry-less upload path can supply others.
  */
+export type MapLookup =
+  | {
+      found: true;
+      map: TraceMap;
+      debugId?: string;
+      /** The chunk's own lines, when the store has the chunk: function names are read there. */
+      chunkLines?: readonly string[];
+    }
+  | { found: false; reason: string };
+
+export interface SourceMapStore {
+  /** The map built with this debug id (a lowercase uuid). */
+  byDebugId(debugId: string): Promise<MapLookup>;
+  /**
+   * The map for a chunk by its URL path (under "/_build/assets/"); the build's stores
+   * compare names only. `url` is the frame's whole URL: the dev server's modules are told apart
+   * by their query too ("index.tsx?tsr-split=component").
+   */
+  byChunkPath(path: string, url?: string): Promise<MapLookup>;
+}
+
+export const NO_MAP = 'no map for this file';
+
+/** Several stores asked in turn (client maps, server maps): the first that finds one answers. */
+export function firstOfStores(stores: readonly SourceMapStore[]): SourceMapStore {
+  const first = async (ask: (store: SourceMapStore) => Promise<MapLookup>): Promise<MapLookup> => {
+    let miss: MapLookup = { found: false, reason: NO_MAP };
+    for (const store of stores) {
+      const lookup = await ask(store);
+      if (lookup.found) return lookup;
+      if (lookup.reason !== NO_MAP) miss = lookup;
+    }
+    return miss;
+  };
+  return {
+    byDebugId: (debugId) => first((store) => store.byDebugId(debugId)),
+    byChunkPath: (path, url) => first((store) => store.byChunkPath(path, url)),
+  };
+}
+
+/**
+ * The index a directory scan builds: each `*.map` file found, by debug id and by the chunk
+ * file name it maps (a chunk's hashed name, for its map beside it with ".map" added). Pure. Only files in this
+ * index are ever opened, so nothing an event says can name a file to read.
+ */
+
+export interface ScannedMap {
+  /** Relative to the store's root, with "/" separators, as the scan found it. */
+  file: string;
+  bytes: number;
+  /** Lowercase uuid, when the map has one. */
+  debugId?: string;
+  /** Why the file cannot be used ("map larger than 50 MB"), when it cannot. */
+  skipped?: string;
+}
+
+export type IndexHit = { found: true; entry: ScannedMap } | { found: false; reason: string };
+
+export class MapIndex {
+  readonly #byDebugId = new Map<string, ScannedMap>();
+  readonly #byChunkName = new Map<string, ScannedMap[]>();
+
+  constructor(readonly entries: readonly ScannedMap[]) {
+    for (const entry of entries) {
+      if (entry.debugId && !this.#byDebugId.has(entry.debugId)) {
+        this.#byDebugId.set(entry.debugId, entry);
+      }
+      const chunk = baseName(entry.file).replace(/\.map$/, '');
+      this.#byChunkName.set(chunk, [...(this.#byChunkName.get(chunk) ?? []), entry]);
+    }
+  }
+
+  byDebugId(debugId: string): IndexHit {
+    return usable(this.#byDebugId.get(debugId.toLowerCase()));
+  }
+
+  /**
+   * By the chunk's file name. Client chunk names carry a content hash and are unique; server
+   * chunk names are not (nitro's entry name recurs in several folders), so when several maps share the name
+   * the one whose own path is the longest tail of the URL path wins, and a tie answers nothing
+   * rather than a wrong map.
+   */
+  byChunkPath(urlPath: string): IndexHit {
+    const candidates = this.#byChunkName.get(baseName(urlPath));
+    if (!candidates) return { found: false, reason: 'no map for this file' };
+    if (candidates.length === 1) return usable(candidates[0]);
+    const scored = candidates
+      .map((entry) => ({ entry, score: sharedTail(entry.file.replace(/\.map$/, ''), urlPath) }))
+      .sort((a, b) => b.score - a.score);
+    const [best, next] = scored;
+    if (!best || (next && next.score === best.score)) {
+      return { found: false, reason: 'several maps could be this file' };
+    }
+    return usable(best.entry);
+  }
+}
+
+function usable(entry: ScannedMap | undefined): IndexHit {
+  if (!entry) return { found: false, reason: 'no map for this file' };
+  if (entry.skipped) return { found: false, reason: entry.skipped };
+  return { found: true, entry };
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** How many trailing path segments two paths share. */
+function sharedTail(a: string, b: string): number {
+  const left = a.split('/').reverse();
+  const right = b.split('/').reverse();
+  let count = 0;
+  while (count < left.length && count < right.length && left[count] === right[count]) count += 1;
+  return count;
+}
+
+/**
+ * The event's `debug_meta.images` of type "sourcemap": which chunk (`code_file`, the frame's
+ * filename) was built with which debug id. The SDK adds them from the `_sentryDebugIds` the
+ * build injects (@sentry/core `applyDebugMeta`). Untrusted: only well-formed ids are kept.
+ */
+export interface DebugImage {
+  codeFile: string;
+  /** Lowercase uuid. */
+  debugId: string;
+}
+
+/** A debug id is a uuid; sentry-cli and Rollup write it lowercase, some tools uppercase. */
+const DEBUG_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The SDK adds one image per chunk on the stack: 50 frames at most, so 50 chunks. */
+const MAX_IMAGES = 100;
+
+export function isDebugId(value: unknown): value is string {
+  return typeof value === 'string' && DEBUG_ID.test(value);
+}
+
+/** The images of a raw event payload (the JSON object), in order, well-formed ones only. */
+export function debugImagesOf(event: unknown): DebugImage[] {
+  const meta = isRecord(event) ? event.debug_meta : undefined;
+  const images = isRecord(meta) ? meta.images : undefined;
+  if (!Array.isArray(images)) return [];
+  const result: DebugImage[] = [];
+  for (const image of images.slice(0, MAX_IMAGES)) {
+    if (!isRecord(image) || image.type !== 'sourcemap') continue;
+    const { code_file: codeFile, debug_id: debugId } = image;
+    if (typeof codeFile !== 'string' || codeFile === '' || !isDebugId(debugId)) continue;
+    result.push({ codeFile, debugId: debugId.toLowerCase() });
+  }
+  return result;
+}
+
+/** The debug id the event gives for a frame's file, matched exactly as the SDK wrote both. */
+export function debugIdFor(filename: string, images: readonly DebugImage[]): string | undefined {
+  const image: unknown = images.find((item) => isRecord(item) && item.codeFile === filename);
+  return isRecord(image) && typeof image.debugId === 'string' ? image.debugId : undefined;
+}
+
+// A build output directory as a store.
+
+// Source maps read from a build's output directory (`.output/sourcemaps/client`, the server
+// chunks' folder), lazily: nothing is read until the first frame needs a map.
+//
+// - The scan, on first need, walks the root once (no symlinks followed, bounded in depth and
+//   count) and parses each `*.map` to learn its `debugId`. Parsing, not a regex over the first
+//   few KB: Rollup and the Sentry plugins write `debugId` LAST, after `sourcesContent`, so the
+//   head of the file does not have it, and only a parse tells a top-level key from text inside
+//   a string. It costs one JSON.parse per map per process (maps change only with a rebuild,
+//   which restarts the server); the parsed JSON is dropped at once.
+// - A map is then loaded only when a frame needs it, and kept in an LRU bounded by count and
+//   by bytes.
+// - Only files the scan found are ever opened: event data (a debug id, a URL) only selects
+//   among them and is never joined into a path. Files over MAX_MAP_BYTES are never read whole.
+
 /** Larger than any map a sane build writes (react-dom's with sources is ~3 MB); refuses a planted giant. */
 export const MAX_MAP_BYTES = 50 * 1024 * 1024;
 /** An event touches a handful of chunks; 16 covers several events' worth without growing. */
@@ -79,7 +242,7 @@ export interface DirectoryMapStoreOptions {
   /**
    * Where the chunks are, at the maps' relative paths without `.map` (the browser's chunks in
    * `.output/public`, their maps moved out of it): a chunk's text is read with its map, so a
-   * frame's function can be named by its declaration (declared-name.ts). None: maps only.
+   * frame's function can be named by its declaration (`declaredFunctionName`, ./resolve-frame.ts). None: maps only.
    */
   chunksRoot?: string;
   fileSystem?: MapFileSystem;
@@ -274,14 +437,13 @@ function found(loaded: LoadedMap, debugId: string | undefined): MapLookup {
   return lookup;
 }
 
-/**
- * The maps of this server's own build (.output/sourcemaps), as the inbox's map store reads them.
- */
+// The maps of this server's own build (.output/sourcemaps), as the inbox's map store reads them.
+
 /**
  * The build's source maps, one store per process (the pages' and the server functions' copies
  * of this module share it, see process-shared.server.ts): browser maps in
  * `.output/sourcemaps/client`, server maps beside the chunks in `.output/server`. Nothing is
- * read until a page needs a frame; the store's cache is bounded (directory-map-store.server.ts).
+ * read until a page needs a frame; the store's cache is bounded (`createDirectoryMapStore`).
  * Undefined under `vinxi dev`, which builds no maps: the dev server's own serve there
  * (`devBuildMaps` in app/server/failures/dev-failure.server.ts).
  */
@@ -294,9 +456,14 @@ export interface BuildMaps {
 
 export function buildMaps(): BuildMaps | undefined {
   const output = buildOutputOf(import.meta.url);
-  return output
-    ? processShared(`build-maps:${output.serverDir}`, () => openMaps(output))
-    : undefined;
+  if (!output) return undefined;
+  const byServerDir = processShared('build-maps', () => new Map<string, BuildMaps>());
+  let maps = byServerDir.get(output.serverDir);
+  if (!maps) {
+    maps = openMaps(output);
+    byServerDir.set(output.serverDir, maps);
+  }
+  return maps;
 }
 
 function openMaps(output: BuildOutput): BuildMaps {
@@ -312,7 +479,7 @@ function openMaps(output: BuildOutput): BuildMaps {
 
 /**
  * Where the build's maps are, from the running server's own location. In the built server
- * every chunk's `import.meta.url` is the entry's, `.output/server/index.mjs` (nitro rewrites it
+ * every chunk's `import.meta.url` is the built server entry's (nitro rewrites it
  * to `globalThis._importMeta_.url`), the way node-server.server.ts finds `../public`. Under
  * `vinxi dev` it is the source module's own URL: there is no build, and no maps. Pure.
  */

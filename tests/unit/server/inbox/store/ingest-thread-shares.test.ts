@@ -1,9 +1,9 @@
 /**
- * The ingest queue's shares (app/server/inbox/store/ingest-shares.ts): who may wait, who is
+ * The ingest queue's shares (`createFairQueue` in app/server/inbox/store/ingest-thread.server.ts): who may wait, who is
  * pushed out, and in which order the thread gets them.
  */
 import { describe, expect, it } from 'vitest';
-import { createFairQueue } from '#app/server/inbox/store/ingest-shares';
+import { createFairQueue } from '#app/server/inbox/store/ingest-thread.server';
 
 /** Offers `items` (`client:name`) in order; what each was answered, `name → answer`. */
 function offerAll(queue: ReturnType<typeof createFairQueue<string>>, items: string[]): string[] {

@@ -2,8 +2,7 @@
  * The request an issue's page shows for an event, read from payloads anyone can post.
  */
 import { describe, expect, it } from 'vitest';
-import { requestDetailOf } from '#app/server/inbox/event-request';
-import { pageUrlOf } from '#app/server/inbox/event-tags';
+import { pageUrlOf, requestDetailOf } from '#app/server/inbox/inbox-event';
 
 describe('requestDetailOf', () => {
   it('reads a server event: method, URL, query, route, server function and headers', () => {

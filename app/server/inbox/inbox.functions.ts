@@ -1,14 +1,20 @@
 /**
  * The inbox's server functions: reading and acting on the inbox (issues, events, status,
- * clearing), then access to it (signing in and out). Both sit behind the /errors pages.
+ * clearing), then access to it (signing in and out). Both sit behind the /errors pages (local
+ * inbox mode only), over the inbox database (./store/). With SENTRY_DSN set each throws
+ * notFound(), so the pages answer 404. Inputs are validated with valibot; everything a page
+ * receives goes through wellFormed().
  */
 import { notFound, redirect } from '@tanstack/react-router';
 import { createServerFn } from '@tanstack/react-start';
 import { deleteCookie, getWebRequest, setCookie } from '@tanstack/react-start/server';
 import * as v from 'valibot';
-import { serverConfig } from './env.server';
-import type { AlertHistoryEntry } from './inbox/alerts/alert-outbox.server';
-import { type ExceptionView, stackForDetail, topFramesFor } from './inbox/event-stack.server';
+import { serverConfig } from '#app/server/env.server';
+import { warnLimited } from '#app/server/logging/rate-limited-log';
+import { formPostRefusalOf, refusalResponse } from '#app/server/security/state-change-guard';
+import type { AlertHistoryEntry } from './alerts/alert-outbox.server';
+import { normaliseEventId } from './envelope';
+import { type ExceptionView, stackForDetail, topFramesFor } from './event-stack.server';
 import {
   attemptInboxToken,
   currentClient,
@@ -17,15 +23,15 @@ import {
   INBOX_SESSION_COOKIE,
   type InboxAccessDecision,
   inboxSessions,
-  SESSION_MAX_AGE_MS,
   sessionCookieOptions,
-} from './inbox/inbox-access.server';
+} from './inbox-access.server';
 import {
   type EventDetail,
   eventDetailOf,
   storedEventOf,
   type UnshownEvent,
-} from './inbox/inbox-event';
+  wellFormed,
+} from './inbox-event';
 import {
   ClearInboxInput,
   InboxEventInput,
@@ -38,31 +44,23 @@ import {
   type TriageFields,
   TriageInput,
   triageFieldsOf,
-} from './inbox/inbox-inputs';
-import { normaliseEventId, wellFormed } from './inbox/protocol-values';
-import type { ReleaseHealth } from './inbox/release-health';
+} from './inbox-inputs';
+import { SESSION_MAX_AGE_MS } from './inbox-sessions.server';
+import type { InboxDatabase, TriageTarget } from './store/inbox-database.server';
 import type {
   ClearProgress,
   EventPage,
-  InboxDatabase,
   IssueDetail,
   IssueList,
   IssueSummary,
-  TriageTarget,
-} from './inbox/store/inbox-database.server';
-import { type LocalInbox, localInbox } from './inbox/store/local-inbox.server';
-import { TRIAGE_ACTIONS } from './inbox/triage';
-import { warnLimited } from './logging/rate-limited-log';
-import { formPostRefusalOf, refusalResponse } from './security/state-change-guard';
+  ReleaseHealth,
+} from './store/inbox-reads.server';
+import { type LocalInbox, localInbox } from './store/local-inbox.server';
+import { TRIAGE_ACTIONS } from './triage';
 
 /**
- * Server functions behind the /errors pages (local inbox mode only), over the inbox database
- * (inbox/store/). With SENTRY_DSN set each throws notFound(), so the pages answer 404. Inputs are
- * validated with valibot; everything a page receives goes through wellFormed().
- */
-/**
  * The inbox, for a request that may read it: a 404 with Sentry (there is no inbox), and a
- * redirect to the sign-in page for a request the inbox is private to (inbox/inbox-access.server.ts).
+ * redirect to the sign-in page for a request the inbox is private to (./inbox-access.server.ts).
  * `signedIn`: the request holds a session, so the page offers to sign out.
  */
 function inboxOrNotFound(): { inbox: LocalInbox; signedIn: boolean } {
@@ -274,7 +272,7 @@ export const getInboxEvent = createServerFn({ method: 'GET' })
   });
 
 /**
- * Triage (inbox/triage.ts): resolve, resolve in the next release, ignore (forever or with a
+ * Triage (./triage.ts): resolve, resolve in the next release, ignore (forever or with a
  * mute), reopen or delete, for one issue from its page or for many from the list (those ticked,
  * or all that the list's search matches, the search run again here). A plain HTML form's POST
  * (works before hydration and without JavaScript) under the clear form's rules, answered with a
@@ -412,11 +410,10 @@ export const clearInbox = createServerFn({ method: 'POST' })
     throw new Response(null, { status: 303, headers: { Location: location } });
   });
 
-/**
- * Signing in to and out of the local inbox (decision 0306). Plain HTML forms post here, so
- * they work before hydration and without JavaScript; the answers are redirects, thrown as a
- * Response (see clearInbox in ./inbox.functions.ts for why thrown).
- */
+// Signing in to and out of the local inbox (decision 0306). Plain HTML forms post here, so
+// they work before hydration and without JavaScript; the answers are redirects, thrown as a
+// Response (see `clearInbox`, above, for why thrown).
+
 /** What the sign-in page shows: the form, or that the inbox is already open to this request. */
 export const getInboxAccess = createServerFn({ method: 'GET' }).handler(
   (): InboxAccessDecision => currentInboxAccess(),

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { wellFormed, wellFormedText } from '#app/server/inbox/protocol-values';
+import { wellFormed, wellFormedText } from '#app/server/inbox/inbox-event';
 
 it.each([
   ['plain', 'plain'],

@@ -8,9 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TraceMap } from '@jridgewell/trace-mapping';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { declaredFunctionName } from '#app/server/inbox/source-maps/declared-name';
-import { createDirectoryMapStore } from '#app/server/inbox/source-maps/directory-map-store.server';
-import { resolveEventFrames, resolveFrame } from '#app/server/inbox/source-maps/resolve-frame';
+import { createDirectoryMapStore } from '#app/server/inbox/source-maps/map-store.server';
+import {
+  declaredFunctionName,
+  resolveEventFrames,
+  resolveFrame,
+} from '#app/server/inbox/source-maps/resolve-frame';
 
 const FIXTURES = join(import.meta.dirname, '../../../../fixtures/client-chunks');
 const CHUNK = '_build/assets/sentry-example-page-UUL6iud3.js';

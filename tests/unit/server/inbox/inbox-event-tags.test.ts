@@ -7,7 +7,7 @@ import {
   osOf,
   traceIdOf,
   userKeyOf,
-} from '#app/server/inbox/event-tags';
+} from '#app/server/inbox/inbox-event';
 
 describe('userKeyOf: Sentry’s `sentry:user` key', () => {
   it.each([
@@ -192,7 +192,8 @@ describe('browser and OS from a User-Agent, as Relay fills contexts', () => {
     [
       'Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:139.0) Gecko/20100101 Firefox/139.0',
       { name: 'Firefox', version: '139' },
-      { name: 'Linux' },
+      // uap-core names the distribution, as ua-parser-js does.
+      { name: 'Ubuntu' },
     ],
     [
       'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/137.0.0.0 Mobile Safari/537.36',
@@ -201,8 +202,29 @@ describe('browser and OS from a User-Agent, as Relay fills contexts', () => {
     ],
     [
       'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36',
-      { name: 'Chrome', version: '156' },
+      // uap-core's own family for it (ua-parser-js says "Chrome Headless").
+      { name: 'HeadlessChrome', version: '156' },
       { name: 'Linux' },
+    ],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/120.0.6099.119 Mobile/15E148 Safari/604.1',
+      { name: 'Chrome Mobile iOS', version: '120' },
+      { name: 'iOS', version: '17' },
+    ],
+    [
+      'Mozilla/5.0 (Linux; Android 13; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/23.0 Chrome/115.0.0.0 Mobile Safari/537.36',
+      { name: 'Samsung Internet', version: '23' },
+      { name: 'Android', version: '13' },
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 OPR/106.0.0.0',
+      { name: 'Opera', version: '106' },
+      { name: 'Windows', version: '10' },
+    ],
+    [
+      'Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      { name: 'Chrome', version: '120' },
+      { name: 'Chrome OS', version: '14541' },
     ],
     ['curl/8.5.0', undefined, undefined],
     ['', undefined, undefined],
@@ -211,7 +233,7 @@ describe('browser and OS from a User-Agent, as Relay fills contexts', () => {
     expect(osOf(agent)).toEqual(os);
   });
 
-  it('reads a hostile agent in bounded time: only its first 512 characters', () => {
+  it('reads a hostile agent in bounded time: only its first 500 characters', () => {
     const agent = `${'Mozilla/5.0 '.repeat(10_000)}Chrome/1`;
     expect(browserOf(agent)).toBeUndefined();
   });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { frameOrigin, framePosition, originalFrame } from '#app/server/inbox/source-maps/frames';
+import {
+  frameOrigin,
+  framePosition,
+  originalFrame,
+} from '#app/server/inbox/source-maps/resolve-frame';
 
 const URL = 'http://localhost:3000/_build/assets/index-abc.js';
 

@@ -1,5 +1,5 @@
 /**
- * Tests of directory-map-store, one section per part of the module, in its order.
+ * Tests of the directory store (`createDirectoryMapStore` and the build's maps in map-store.server.ts), one section per part, in the module's order.
  */
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import {
   MAX_CACHED_MAPS,
   type MapFileSystem,
   nodeMapFileSystem,
-} from '#app/server/inbox/source-maps/directory-map-store.server';
+} from '#app/server/inbox/source-maps/map-store.server';
 import { resolveFrame } from '#app/server/inbox/source-maps/resolve-frame';
 import {
   buildFixture,
