@@ -3,7 +3,7 @@
  */
 import { fireEvent, render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { Breadcrumbs, StackTrace } from '#app/components/inbox/EventDetail';
+import { Breadcrumbs, StackTrace } from '#app/components/inbox/IssueEvents';
 import { crashFree, ReleaseHealth, receivedLine } from '#app/components/inbox/IssueList';
 import type { ExceptionView, FrameView } from '#app/server/inbox/event-stack.server';
 

@@ -4,7 +4,7 @@
  */
 import { render, screen, within } from '@testing-library/react';
 import { expect, it } from 'vitest';
-import { RequestSection } from '#app/components/inbox/EventDetail';
+import { RequestSection } from '#app/components/inbox/IssueEvents';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
 

@@ -4,8 +4,7 @@
  */
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { EventDetail } from '#app/components/inbox/EventDetail';
-import { IssueEvents } from '#app/components/inbox/IssueEvents';
+import { EventDetail, IssueEvents } from '#app/components/inbox/IssueEvents';
 import type { ShownEvent } from '#app/server/inbox/inbox.functions';
 import type { ListedEvent } from '#app/server/inbox/store/inbox-reads.server';
 import { renderInRouter } from './in-router';

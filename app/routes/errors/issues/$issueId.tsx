@@ -1,10 +1,9 @@
 import { createFileRoute, Link, notFound } from '@tanstack/react-router';
 import { AlertHistory } from '#app/components/inbox/Alerts';
 import { Histogram, TagBreakdown } from '#app/components/inbox/Charts';
-import { EventDetail } from '#app/components/inbox/EventDetail';
 import { countOf, formatUtc, isoOf, usersOf } from '#app/components/inbox/format';
 import { IssueWorkflow, SignOut, StorageProblem } from '#app/components/inbox/InboxActions';
-import { IssueEvents } from '#app/components/inbox/IssueEvents';
+import { EventDetail, IssueEvents } from '#app/components/inbox/IssueEvents';
 import { EnvironmentBadge } from '#app/components/inbox/IssueList';
 import { getInboxIssue, type InboxIssue } from '#app/server/inbox/inbox.functions';
 import { inboxPagesOnly, pageTitle } from '#app/site-config';

@@ -682,7 +682,7 @@ export function groupFrames(
 
 // Function names by declaration, as rust-sourcemap's `SourceView::get_original_function_name`
 // reads them (what Sentry used before scope names). Shared by the server's frames
-// (app/server/failures/original-frames.ts) and the browser's (`declaredNameOf` above), so both
+// (app/server/failures/server-frames.server.ts) and the browser's (`declaredNameOf` above), so both
 // name a function alike. Pure: the map and the chunk's lines are given.
 
 /** How far back the search goes, in mappings: rust-sourcemap's limit is 128 tokens. */
