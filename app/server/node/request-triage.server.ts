@@ -167,7 +167,7 @@ export type ServerFunctionLane = 'inbox-access' | 'calls';
 
 const INBOX_ACCESS_CALLS = new Set(
   ['signInToInbox', 'signOutOfInbox'].map((name) =>
-    serverFunctionIdFor('app/server/inbox.functions.ts', name),
+    serverFunctionIdFor('app/server/inbox/inbox.functions.ts', name),
   ),
 );
 
