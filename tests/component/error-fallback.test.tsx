@@ -42,7 +42,7 @@ async function renderFallback(error: unknown, opts: { strict?: boolean } = {}) {
 
 function secretError(): Error {
   const error = new Error(`query failed: ${SECRET}`);
-  error.stack = `Error: query failed: ${SECRET}\n    at secretFunction (db.ts:1:1)`;
+  error.stack = `Error: query failed: ${SECRET}\n    at secretFunction (envelope.ts:1:1)`;
   return error;
 }
 

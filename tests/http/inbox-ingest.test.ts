@@ -39,7 +39,7 @@ function errorEnvelope(
           stacktrace: {
             frames: [
               {
-                filename: 'http://localhost:3000/src/routes/page.tsx',
+                filename: 'http://localhost:3000/src/routes/about.tsx',
                 function: 'handleClick',
                 lineno: options.line ?? 12,
                 colno: 7,

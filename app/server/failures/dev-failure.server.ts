@@ -127,7 +127,7 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 }
 
 /**
- * Source maps of the modules the dev server serves: `/_build/app/routes/x.tsx?tsr-split=component`
+ * Source maps of the modules the dev server serves: `/_build/app/routes/about.tsx?tsr-split=component`
  * is asked of vite as it served it (the query picks the module), and the map's sources, which
  * vite writes relative to the module's file, are made absolute.
  */
@@ -155,7 +155,7 @@ function devServerMaps(server: ViteDevServer): SourceMapStore {
   };
 }
 
-/** `/app/x.tsx` (root-relative) or `/@fs/<absolute path>` under `root`; nothing climbs out. */
+/** `/app/routes/about.tsx` (root-relative) or `/@fs/<absolute path>` under `root`; nothing climbs out. */
 export function insideProject(id: string, root: string): boolean {
   const path = decodeURIComponent(id.replace(/[?#].*$/, ''));
   if (path.split('/').includes('..')) return false;

@@ -144,7 +144,7 @@ export function withOriginalFacts(frames: readonly StackFrame[]): StackFrame[] {
   });
 }
 
-/** V8's frame line: `    at name (/path/file.ts:10:5)`. */
+/** V8's frame line: `    at name (/srv/app/server/env.server.ts:10:5)`. */
 const NAMED_FRAME = /^(\s*at (?:async )?)(.+?) \((\/[^()]+):(\d+):(\d+)\)$/;
 
 /** The stack's text with our frames' original names, for the log line. Never throws. */

@@ -71,7 +71,7 @@ describe('packageOf', () => {
     [`${NM}/@scope/pkg/x.js`, '@scope/pkg'],
     [`${NM}/pkg/x.js`, 'pkg'],
     [`${NM}/a/node_modules/b/x.js`, 'b'],
-    ['/work/app/app/x.ts', undefined],
+    ['/work/app/app/triage.ts', undefined],
   ])('%s → %s', (id, pkg) => {
     expect(packageOf(id)).toBe(pkg);
   });
@@ -94,7 +94,7 @@ describe('clientChunkFileName', () => {
     [
       'shared app code named after a route split it absorbed is "app"',
       { name: 'missing-error-component', facadeModuleId: null },
-      ['/r/app/client.tsx', '/r/app/routes/m.tsx?tsr-split=errorComponent'],
+      ['/r/app/client.tsx', '/r/app/routes/Charts.tsx?tsr-split=errorComponent'],
       'assets/app-[hash].js',
     ],
     [
@@ -106,7 +106,7 @@ describe('clientChunkFileName', () => {
     [
       'a shared component chunk keeps its name',
       { name: 'EventList', facadeModuleId: null },
-      ['/a/components/inbox/EventList.tsx'],
+      ['/a/components/inbox/IssueEvents.tsx'],
       'assets/[name]-[hash].js',
     ],
     [

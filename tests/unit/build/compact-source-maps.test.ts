@@ -34,7 +34,7 @@ function mapOf(lines: number[][][]): EncodedSourceMap {
         .join(',');
     })
     .join(';');
-  return { version: 3, sources: ['a.ts', 'b.ts'], names: ['n'], mappings };
+  return { version: 3, sources: ['dsn.ts', 'filters.ts'], names: ['n'], mappings };
 }
 
 /** What Node maps each generated position of `lines` to: what a server stack frame shows. */
@@ -133,7 +133,7 @@ describe('withoutRepeatedMappings', () => {
   });
 
   it('keeps every other field of the map as it was', () => {
-    const map = { ...mapOf([[[0, 0, 0, 0]]]), file: 'x.mjs', sourcesContent: ['a', 'b'] };
+    const map = { ...mapOf([[[0, 0, 0, 0]]]), file: 'start.mjs', sourcesContent: ['a', 'b'] };
     const { mappings: _m, ...rest } = withoutRepeatedMappings(map);
     const { mappings: _o, ...before } = map;
     expect(rest).toEqual(before);

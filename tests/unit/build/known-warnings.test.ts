@@ -22,7 +22,7 @@ describe('quietKnownWarnings', () => {
     ],
     [
       'node:fs imported by our own code',
-      externalised('node:fs', '/repo/app/monitoring/x.ts'),
+      externalised('node:fs', '/repo/app/monitoring/triage.ts'),
       true,
     ],
     ['node:crypto imported by Start', externalised('node:crypto', CREATE_SERVER_FN), true],
@@ -63,7 +63,7 @@ describe('quietKnownWarnings', () => {
       {
         code: 'UNUSED_EXTERNAL_IMPORT',
         exporter: '@tanstack/start-client-core',
-        ids: ['/repo/app/server/x.ts'],
+        ids: ['/repo/app/server/triage.ts'],
         message: '"json" is imported from external module but never used',
       },
       true,

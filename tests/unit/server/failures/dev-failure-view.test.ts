@@ -30,8 +30,8 @@ function renderError(): Error {
   const error = new Error('boom');
   error.stack = [
     'Error: boom',
-    `    at loader (${ROOT}/app/routes/page.tsx?tsr-split=loader:4:9)`,
-    `    at callLoader (file://${ROOT}/app/server/helper.ts:10:3)`,
+    `    at loader (${ROOT}/app/routes/about.tsx?tsr-split=loader:4:9)`,
+    `    at callLoader (file://${ROOT}/app/server/format.ts:10:3)`,
     ...Array.from(
       { length: 50 },
       (_, i) =>
@@ -45,13 +45,13 @@ function renderError(): Error {
 describe('framesOf', () => {
   it.each([
     [
-      `    at fn (${ROOT}/app/a.ts:1:2)`,
-      { fn: 'fn', file: 'app/a.ts', line: 1, column: 2, own: true },
+      `    at fn (${ROOT}/app/dsn.ts:1:2)`,
+      { fn: 'fn', file: 'app/dsn.ts', line: 1, column: 2, own: true },
     ],
-    [`    at ${ROOT}/app/a.ts?v=1:3:4`, { file: 'app/a.ts', line: 3, column: 4, own: true }],
+    [`    at ${ROOT}/app/dsn.ts?v=1:3:4`, { file: 'app/dsn.ts', line: 3, column: 4, own: true }],
     [
-      `    at fn (file://${ROOT}/app/a.ts:1:2)`,
-      { fn: 'fn', file: 'app/a.ts', line: 1, column: 2, own: true },
+      `    at fn (file://${ROOT}/app/dsn.ts:1:2)`,
+      { fn: 'fn', file: 'app/dsn.ts', line: 1, column: 2, own: true },
     ],
     [
       `    at x (${ROOT}/node_modules/h3/dist/index.mjs:5:6)`,
@@ -81,15 +81,15 @@ describe('failureBlock', () => {
   const context = { phase: 'loader', route: '/page', method: 'GET', url: '/page?x=1' } as const;
   const block = failureBlock(renderError(), '41b9442414', context, {
     root: ROOT,
-    readSource: (file) => (file === 'app/routes/page.tsx' ? SOURCE : undefined),
+    readSource: (file) => (file === 'app/routes/about.tsx' ? SOURCE : undefined),
   });
 
   it('holds the message, the code frame, our frames and the digest, under 30 lines', () => {
     expect(block).toContain('Error: boom');
     expect(block).toContain('digest 41b9442414');
-    expect(block).toContain('app/routes/page.tsx:4:9');
+    expect(block).toContain('app/routes/about.tsx:4:9');
     expect(block).toContain("> 4 |   throw new Error('boom');");
-    expect(block).toContain('at callLoader (app/server/helper.ts:10:3)');
+    expect(block).toContain('at callLoader (app/server/format.ts:10:3)');
     expect(block.split('\n').length).toBeLessThan(30);
   });
 
@@ -116,7 +116,7 @@ describe('failureBlock', () => {
         throw new Error('EACCES');
       },
     });
-    expect(without).toContain('app/routes/page.tsx:4:9');
+    expect(without).toContain('app/routes/about.tsx:4:9');
     expect(without).not.toContain('> 4 |');
   });
 });
@@ -124,7 +124,7 @@ describe('failureBlock', () => {
 describe('the overlay and a browser failure line', () => {
   const ROOT = '/home/dev/project';
   const ORIGIN = 'http://127.0.0.1:3000';
-  const COMPONENT = `${ORIGIN}/_build/app/routes/page.tsx?tsr-split=component`;
+  const COMPONENT = `${ORIGIN}/_build/app/routes/about.tsx?tsr-split=component`;
   const REACT_DOM = `${ORIGIN}/_build/node_modules/.vinxi/client/deps/react-dom_client.js?v=1a2b`;
   const SOURCE = [
     'line 1',
@@ -161,7 +161,7 @@ describe('the overlay and a browser failure line', () => {
     byDebugId: async () => ({ found: false, reason: NO_MAP }),
     async byChunkPath(_path, url) {
       if (url === COMPONENT)
-        return { found: true, map: mapOf(`${ROOT}/app/routes/page.tsx`, [60, 14], [5, 10], 'go') };
+        return { found: true, map: mapOf(`${ROOT}/app/routes/about.tsx`, [60, 14], [5, 10], 'go') };
       if (url === REACT_DOM)
         return {
           found: true,
@@ -177,7 +177,7 @@ describe('the overlay and a browser failure line', () => {
 
   const files = {
     root: ROOT,
-    readSource: (file: string) => (file === 'app/routes/page.tsx' ? SOURCE : undefined),
+    readSource: (file: string) => (file === 'app/routes/about.tsx' ? SOURCE : undefined),
   };
 
   const CHROME_STACK = [
@@ -226,7 +226,7 @@ describe('the overlay and a browser failure line', () => {
         files,
       );
       expect(view.top).toMatchObject({
-        file: 'app/routes/page.tsx',
+        file: 'app/routes/about.tsx',
         line: 5,
         column: 11,
         fn: 'go',
@@ -235,7 +235,7 @@ describe('the overlay and a browser failure line', () => {
       expect(view.libraryFrames).toBe(3);
       expect(view.frame.join('\n')).toContain("> 5 |     throw new Error('boom');");
       expect(browserFailureLine(view, `${ORIGIN}/page`)).toBe(
-        `✖ browser: Error: boom · app/routes/page.tsx:5:11 · ${ORIGIN}/page`,
+        `✖ browser: Error: boom · app/routes/about.tsx:5:11 · ${ORIGIN}/page`,
       );
     });
 
@@ -268,14 +268,14 @@ describe('the overlay and a browser failure line', () => {
       );
       const overlay = overlayErrorOf(view, `Browser: ${ORIGIN}/page`);
       expect(overlay.message).toBe('Error: boom');
-      expect(overlay.loc).toEqual({ file: 'app/routes/page.tsx', line: 5, column: 11 });
+      expect(overlay.loc).toEqual({ file: 'app/routes/about.tsx', line: 5, column: 11 });
       // Its first line keeps its gutter through the overlay's trim() (a zero-width space shows nothing).
       const shown = overlay.frame?.trim().replace('\u200b', '');
       expect(shown?.split('\n').map((line) => line.indexOf('|'))).toEqual([4, 4, 4, 4, 4, 4]);
       expect(overlay.frame?.trim()).toMatch(/^\u200b {2}3 \| function Page\(\) \{/);
       expect(overlay.stack.split('\n')).toEqual([
         `Browser: ${ORIGIN}/page`,
-        '    at go (app/routes/page.tsx:5:11)',
+        '    at go (app/routes/about.tsx:5:11)',
         '    + 3 library frames',
       ]);
     });

@@ -102,12 +102,12 @@ describe('answerDevErrors', () => {
 describe('insideProject', () => {
   const ROOT = '/home/dev/project';
   it.each([
-    ['/app/routes/page.tsx?tsr-split=component', true],
+    ['/app/routes/about.tsx?tsr-split=component', true],
     [`/@fs${ROOT}/app/client.tsx`, true],
     ['/node_modules/.vinxi/client/deps/react-dom_client.js?v=1a2b', true],
     ['/@fs/etc/passwd.js', false],
     [`/@fs${ROOT}/../secrets/key.js`, false],
-    [`/@fs${ROOT}-other/app/x.ts`, false],
+    [`/@fs${ROOT}-other/app/triage.ts`, false],
     ['/app/%2E%2E/%2E%2E/etc/x.js', false],
   ])('%s → %s', (id, inside) => {
     expect(insideProject(id, ROOT)).toBe(inside);

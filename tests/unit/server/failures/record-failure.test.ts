@@ -210,13 +210,13 @@ describe('failureLogLine', () => {
 
   it('logs the stack with the original names it is given', () => {
     const error = new Error('boom');
-    error.stack = 'Error: boom\n    at y (/app/x.tsx:3:9)';
+    error.stack = 'Error: boom\n    at y (/app/ErrorFallback.tsx:3:9)';
     const record = JSON.parse(
       failureLogLine(error, 'abc', context, now, {
         originalNames: (stack) => stack.replace(' y ', ' RenderBomb '),
       }),
     );
-    expect(record.stack).toBe('Error: boom\n    at RenderBomb (/app/x.tsx:3:9)');
+    expect(record.stack).toBe('Error: boom\n    at RenderBomb (/app/ErrorFallback.tsx:3:9)');
   });
 
   it.each([

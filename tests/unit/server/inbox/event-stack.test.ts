@@ -200,7 +200,7 @@ describe('stackViewOf', () => {
         resolutions: [
           {
             resolved: true,
-            path: 'app/x.tsx',
+            path: 'app/ErrorFallback.tsx',
             line: 24,
             column: 13,
             functionName: 'onClick',
@@ -238,7 +238,7 @@ describe('stackViewOf', () => {
             kind: 'frame',
             frame: {
               functionName: 'onClick',
-              file: 'app/x.tsx',
+              file: 'app/ErrorFallback.tsx',
               line: 24,
               column: 13,
               context: CONTEXT,

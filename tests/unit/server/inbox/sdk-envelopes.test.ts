@@ -32,7 +32,7 @@ const event: Event = {
         type: 'Error',
         value: 'Sentry example client error ✓',
         stacktrace: {
-          frames: [{ filename: '/app/page.tsx', function: 'onClick', lineno: 7, in_app: true }],
+          frames: [{ filename: '/app/about.tsx', function: 'onClick', lineno: 7, in_app: true }],
         },
       },
     ],
@@ -76,7 +76,7 @@ describe('envelopes made by the Sentry SDK', () => {
     expect(counts).toEqual({ event: 1, attachment: 1 });
     const payload = JSON.parse(stored?.payload ?? '{}');
     expect(payload.exception.values[0].stacktrace.frames).toEqual([
-      { filename: '/app/page.tsx', function: 'onClick', lineno: 7, in_app: true },
+      { filename: '/app/about.tsx', function: 'onClick', lineno: 7, in_app: true },
     ]);
     expect(payload.breadcrumbs[0]).toMatchObject({
       category: 'navigation',

@@ -94,7 +94,7 @@ describe('webhookBody', () => {
 const ISSUE: AlertIssue = {
   id: 3,
   title: 'Error: checkout failed',
-  culprit: 'app/routes/checkout.tsx in submit',
+  culprit: 'app/routes/about.tsx in submit',
   level: 'error',
   eventCount: 1,
   userCount: 1,
@@ -129,7 +129,7 @@ describe('alertEmailOf', () => {
         'A new issue in the error inbox.',
         '',
         'Error: checkout failed',
-        'where: app/routes/checkout.tsx in submit',
+        'where: app/routes/about.tsx in submit',
         'level: error',
         'events: 1, 1 user',
         'first seen: 2026-11-28T03:00:00Z',

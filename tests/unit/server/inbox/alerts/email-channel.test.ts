@@ -17,7 +17,7 @@ import { until } from '#tests/support/wait-for';
 const ISSUE: AlertIssue = {
   id: 7,
   title: "TypeError: Cannot read properties of undefined (reading 'id')",
-  culprit: 'app/routes/orders.tsx in OrderRow',
+  culprit: 'app/routes/sign-in.tsx in OrderRow',
   level: 'error',
   eventCount: 3,
   userCount: 2,
@@ -78,7 +78,7 @@ describe('emailChannel', () => {
       "New issue: TypeError: Cannot read properties of undefined (reading 'id')",
     );
     expect(mail.text).toContain('A new issue in the error inbox.');
-    expect(mail.text).toContain('where: app/routes/orders.tsx in OrderRow');
+    expect(mail.text).toContain('where: app/routes/sign-in.tsx in OrderRow');
     expect(mail.text).toContain('events: 3, 2 users');
     expect(mail.text).toContain('Open the issue: https://errors.example.com/errors/issues/7');
     expect(mail.html).toContain(

@@ -117,8 +117,8 @@ describe('the directory map store', () => {
   it.each([
     ['not JSON', '{"version":3,'],
     ['not a v3 map', '{"version":2,"mappings":""}'],
-    ['mappings that are no string', '{"version":3,"sources":["a.ts"],"names":[],"mappings":42}'],
-    ['sources that are no list', '{"version":3,"sources":"a.ts","names":[],"mappings":"AAAA"}'],
+    ['mappings that are no string', '{"version":3,"sources":["dsn.ts"],"names":[],"mappings":42}'],
+    ['sources that are no list', '{"version":3,"sources":"dsn.ts","names":[],"mappings":"AAAA"}'],
     ['a JSON array', '[1,2,3]'],
     ['a prototype key', '{"__proto__":{"version":3},"mappings":"AAAA"}'],
   ])('answers "unreadable source map" for %s', async (_, text) => {
@@ -202,8 +202,8 @@ describe('buildOutputOf', () => {
   });
 
   it.each([
-    ['a source module under vinxi dev', 'file:///srv/app/app/server/inbox/x.server.ts'],
-    ['a server chunk not rewritten by nitro', 'file:///srv/app/.output/server/chunks/_/x.mjs'],
+    ['a source module under vinxi dev', 'file:///srv/app/app/server/inbox/env.server.ts'],
+    ['a server chunk not rewritten by nitro', 'file:///srv/app/.output/server/chunks/_/start.mjs'],
     ['another index.mjs', 'file:///srv/app/.output/public/index.mjs'],
     ['not a file URL', 'http://localhost:3000/server/index.mjs'],
     ['not a URL', 'index.mjs'],

@@ -11,8 +11,8 @@ const index = new MapIndex([
   { file: 'assets/huge-123.js.map', bytes: 0, skipped: 'map larger than 50 MB' },
   { file: 'chunks/_/index.mjs.map', bytes: 10 },
   { file: 'chunks/routes/index.mjs.map', bytes: 10 },
-  { file: 'a/same.mjs.map', bytes: 10 },
-  { file: 'b/same.mjs.map', bytes: 10 },
+  { file: 'a/tunnel.mjs.map', bytes: 10 },
+  { file: 'b/tunnel.mjs.map', bytes: 10 },
 ]);
 
 describe('MapIndex', () => {
@@ -61,7 +61,7 @@ describe('MapIndex', () => {
     ],
     [
       'two maps that fit as well',
-      () => index.byChunkPath('/x/same.mjs'),
+      () => index.byChunkPath('/x/tunnel.mjs'),
       'several maps could be this file',
     ],
     ['a prototype key', () => index.byChunkPath('/x/__proto__'), 'no map for this file'],

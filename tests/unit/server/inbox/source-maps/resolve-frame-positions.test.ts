@@ -15,7 +15,7 @@ describe('framePosition', () => {
     ['no column: the line start', { filename: URL, lineno: 3 }, { line: 3, column: 0 }],
     [
       'a server chunk',
-      { filename: '/srv/.output/server/chunks/_/x.mjs', lineno: 2, colno: 5 },
+      { filename: '/srv/.output/server/chunks/_/start.mjs', lineno: 2, colno: 5 },
       { line: 2, column: 4 },
     ],
     [
@@ -68,7 +68,11 @@ describe('framePosition', () => {
       { filename: 'http://localhost:3000/errors', lineno: 1 },
       'not a frame of ours',
     ],
-    ['TypeScript run from source', { filename: '/srv/app/x.ts', lineno: 1 }, 'not a frame of ours'],
+    [
+      'TypeScript run from source',
+      { filename: '/srv/app/triage.ts', lineno: 1 },
+      'not a frame of ours',
+    ],
     [
       'a huge filename',
       { filename: `http://x/${'a'.repeat(10_000)}.js`, lineno: 1 },
@@ -99,12 +103,12 @@ describe('frameOrigin', () => {
     ['a package Node mapped', '/srv/app/node_modules/h3/dist/index.mjs', 'original'],
     ['a chunk of the built server', `${SERVER}/chunks/nitro/nitro.mjs`, 'generated'],
     ['the built entry', `${SERVER}/index.mjs`, 'generated'],
-    ['a file URL into the built server', `file://${SERVER}/chunks/_/x.mjs`, 'generated'],
+    ['a file URL into the built server', `file://${SERVER}/chunks/_/start.mjs`, 'generated'],
     ['a package copied beside the server', `${SERVER}/node_modules/react-dom/x.js`, 'original'],
     ['a folder that only starts alike', '/srv/app/.output/server-old/index.mjs', 'original'],
-    ['a file URL of our TypeScript', 'file:///srv/app/app/x.tsx', 'original'],
+    ['a file URL of our TypeScript', 'file:///srv/app/app/ErrorFallback.tsx', 'original'],
     ["Node's own modules", 'node:internal/process/task_queues', 'original'],
-    ['a Windows path', 'C:\\srv\\app\\app\\x.tsx', 'original'],
+    ['a Windows path', 'C:\\srv\\app\\app\\ErrorFallback.tsx', 'original'],
     ['a protocol-relative URL', '//cdn.example.com/x.js', 'generated'],
     ['a relative path', 'app/x.js', 'generated'],
     ['no file name', undefined, 'generated'],
@@ -116,7 +120,7 @@ describe('frameOrigin', () => {
 
   it('takes every local file as original when there is no built server (vinxi dev)', () => {
     expect(frameOrigin(`${SERVER}/chunks/nitro/nitro.mjs`)).toBe('original');
-    expect(frameOrigin('http://localhost:3000/_build/app/x.tsx')).toBe('generated');
+    expect(frameOrigin('http://localhost:3000/_build/app/ErrorFallback.tsx')).toBe('generated');
   });
 });
 
@@ -147,8 +151,8 @@ describe('originalFrame', () => {
     ],
     [
       'outside the project: from its app/ folder on',
-      { filename: 'file:///deploy/app/server/x.server.ts', lineno: 3, colno: 1 },
-      { path: 'app/server/x.server.ts', line: 3, column: 1, library: false },
+      { filename: 'file:///deploy/app/server/env.server.ts', lineno: 3, colno: 1 },
+      { path: 'app/server/env.server.ts', line: 3, column: 1, library: false },
     ],
   ])('%s', (_, frame, expected) => {
     expect(originalFrame(frame, root)).toMatchObject({
@@ -159,14 +163,14 @@ describe('originalFrame', () => {
   });
 
   it.each([
-    ['no position', { filename: '/srv/app/app/x.ts' }, 'no usable position'],
+    ['no position', { filename: '/srv/app/app/triage.ts' }, 'no usable position'],
     [
       'a line that is no number',
-      { filename: '/srv/app/app/x.ts', lineno: '7', colno: 1 },
+      { filename: '/srv/app/app/triage.ts', lineno: '7', colno: 1 },
       'no usable position',
     ],
     ['no file', { lineno: 1, colno: 1 }, 'no file name'],
-    ['not an object', 'at x (/a.ts:1:1)', 'no file name'],
+    ['not an object', 'at x (/dsn.ts:1:1)', 'no file name'],
   ])('%s: shown as it came, with a reason', (_, frame, reason) => {
     expect(originalFrame(frame, root)).toEqual({ resolved: false, reason });
   });

@@ -129,9 +129,9 @@ describe('resolveFrame through a real Vite-built map', () => {
 
   it.each([
     ['a source index past the sources', { sources: [], mappings: 'AAAA,SAAS' }],
-    ['a negative original line', { sources: ['a.ts'], mappings: 'AA/////DAAA' }],
-    ['a generated column far negative', { sources: ['a.ts'], mappings: '////' }],
-    ['a name index past the names', { sources: ['a.ts'], mappings: 'AAAAgB' }],
+    ['a negative original line', { sources: ['dsn.ts'], mappings: 'AA/////DAAA' }],
+    ['a generated column far negative', { sources: ['dsn.ts'], mappings: '////' }],
+    ['a name index past the names', { sources: ['dsn.ts'], mappings: 'AAAAgB' }],
   ])('garbage mappings (%s): unresolved or sane, never thrown', (_, raw) => {
     const garbage = new TraceMap({ version: 3, names: [], ...raw } as never);
     const result = resolveFrame(garbage, { filename: CHUNK_URL, lineno: 1, colno: 5 });
@@ -157,7 +157,7 @@ describe('resolveFrame through a real Vite-built map', () => {
       ).join('');
       const garbage = new TraceMap({
         version: 3,
-        sources: ['a.ts'],
+        sources: ['dsn.ts'],
         names: ['x'],
         mappings,
       } as never);
@@ -216,19 +216,29 @@ describe('SourceLines#context', () => {
 
 describe('shownSource', () => {
   it.each([
-    ['relative to the map', '../../app/routes/x.tsx', 'app/routes/x.tsx', false],
+    [
+      'relative to the map',
+      '../../app/routes/ErrorFallback.tsx',
+      'app/routes/ErrorFallback.tsx',
+      false,
+    ],
     [
       'Vite client map',
       '../app/routes/sentry-example-page/index.tsx',
       'app/routes/sentry-example-page/index.tsx',
       false,
     ],
-    ['webpack with a namespace', 'webpack://my-app/./app/routes/x.tsx', 'app/routes/x.tsx', false],
+    [
+      'webpack with a namespace',
+      'webpack://my-app/./app/routes/ErrorFallback.tsx',
+      'app/routes/ErrorFallback.tsx',
+      false,
+    ],
     ['webpack without one', 'webpack:///./app/routes/index.tsx', 'app/routes/index.tsx', false],
     [
       'absolute from the build machine',
-      '/home/ci/project/app/routes/x.tsx',
-      'app/routes/x.tsx',
+      '/home/ci/project/app/routes/ErrorFallback.tsx',
+      'app/routes/ErrorFallback.tsx',
       false,
     ],
     [
@@ -237,7 +247,12 @@ describe('shownSource', () => {
       'app/server/env.server.ts',
       false,
     ],
-    ['Windows path', 'C:\\ci\\project\\app\\routes\\x.tsx', 'app/routes/x.tsx', false],
+    [
+      'Windows path',
+      'C:\\ci\\project\\app\\routes\\ErrorFallback.tsx',
+      'app/routes/ErrorFallback.tsx',
+      false,
+    ],
     ['cannot climb above the start', '../../../../etc/passwd', 'etc/passwd', false],
     [
       'a library',
@@ -266,7 +281,7 @@ describe('shownSource', () => {
       false,
     ],
     ['a Vite asset import', '../../app/styles/app.css?url', 'app/styles/app.css', false],
-    ['a fragment', 'webpack://x/./app/x.tsx#L1', 'app/x.tsx', false],
+    ['a fragment', 'webpack://x/./app/ErrorFallback.tsx#L1', 'app/ErrorFallback.tsx', false],
   ])('%s', (_, source, path, library) => {
     expect(shownSource(source)).toEqual({ path, library });
   });
@@ -274,9 +289,11 @@ describe('shownSource', () => {
   it('shows an absolute source relative to the project root when given', () => {
     // Without the root, the first "app/" folder would be the parent one.
     expect(
-      shownSource('/srv/app/project/app/routes/x.tsx', { projectRoot: '/srv/app/project' }),
+      shownSource('/srv/app/project/app/routes/ErrorFallback.tsx', {
+        projectRoot: '/srv/app/project',
+      }),
     ).toEqual({
-      path: 'app/routes/x.tsx',
+      path: 'app/routes/ErrorFallback.tsx',
       library: false,
     });
   });
@@ -289,7 +306,7 @@ describe('shownSource', () => {
   });
 
   it('cuts a very long path', () => {
-    const { path } = shownSource(`app/${'a/'.repeat(500)}x.ts`);
+    const { path } = shownSource(`app/${'a/'.repeat(500)}triage.ts`);
     expect(path.length).toBeLessThanOrEqual(257);
     expect(path.endsWith('…')).toBe(true);
   });

@@ -47,7 +47,7 @@ function threeIssues(db: InboxDatabase) {
       event({
         title: 'Error: the loader failed',
         message: 'Error: the loader failed\nwhile reading order 1234 from the store',
-        culprit: 'app/routes/orders.tsx in loader',
+        culprit: 'app/routes/sign-in.tsx in loader',
         hashes: ['loader'],
         digest: '1a2b3c4d5e',
         environment: 'staging',
@@ -77,7 +77,7 @@ describe('search on the store', () => {
     ['undefined', [TYPE_ERROR]],
     ['X IS UNDEF', [TYPE_ERROR]], // any case
     ['order 1234', [LOADER]], // the message past the title's first line
-    ['orders.tsx', [LOADER]], // the culprit
+    ['sign-in.tsx', [LOADER]], // the culprit
     ['checkout', [TYPE_ERROR]], // a page URL
     ['ad', [LOADER]], // shorter than a trigram: the columns themselves
     ['nothing like this', []],
@@ -267,8 +267,8 @@ describe('search on the store', () => {
     old.pragma('user_version = 5');
     old.exec(`INSERT INTO issues (id, title, culprit, level, platform, status, first_seen, last_seen,
         event_count, first_release, last_release, grouping_config)
-      VALUES (1, 'Error: loader failed', 'orders.tsx', 'error', 'node', 'unresolved', 0, 0, 2, '', '', ''),
-             (2, 'TypeError: x', 'page.tsx', 'error', 'javascript', 'unresolved', 0, 0, 1, '', '', '')`);
+      VALUES (1, 'Error: loader failed', 'sign-in.tsx', 'error', 'node', 'unresolved', 0, 0, 2, '', '', ''),
+             (2, 'TypeError: x', 'about.tsx', 'error', 'javascript', 'unresolved', 0, 0, 1, '', '', '')`);
     old.exec(`INSERT INTO issue_urls (issue_id, url) VALUES (2, '/checkout');
       INSERT INTO issue_tags (issue_id, key, value, count) VALUES (2, 'browser', 'Chrome 156', 1)`);
     const insert = old.prepare(

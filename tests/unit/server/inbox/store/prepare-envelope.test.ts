@@ -48,7 +48,7 @@ const browserEvent = {
         stacktrace: {
           frames: [
             {
-              filename: 'http://localhost:3000/src/page.tsx',
+              filename: 'http://localhost:3000/src/about.tsx',
               function: 'onClick',
               lineno: 3,
               in_app: true,
