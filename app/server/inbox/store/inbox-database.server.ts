@@ -676,10 +676,11 @@ function prepareWrites(db: Database.Database) {
        WHERE id = ?`,
     ),
     insertIssue: db.prepare(
-      `INSERT INTO issues (title, culprit, message, level, platform, status, regressed, first_seen,
-         last_seen, event_count, first_release, last_release, grouping_config)
-       VALUES (@title, @culprit, @message, @level, @platform, 'unresolved', 0, @seen, @seen, 1,
-         @release, @release, @config)`,
+      // The id from the floor (migrations.ts, issue_ids): never one a deleted issue had.
+      `INSERT INTO issues (id, title, culprit, message, level, platform, status, regressed,
+         first_seen, last_seen, event_count, first_release, last_release, grouping_config)
+       VALUES ((SELECT next FROM issue_ids), @title, @culprit, @message, @level, @platform,
+         'unresolved', 0, @seen, @seen, 1, @release, @release, @config)`,
     ),
     // The newest event names the issue, as in Sentry (whether it regresses: `regress`).
     updateIssue: db.prepare(

@@ -340,4 +340,19 @@ export const MIGRATIONS: readonly string[] = [
     alerted INTEGER NOT NULL
   );
   `,
+  // An issue's id is never given twice. SQLite gives a new row the highest id there is plus
+  // one, so once the newest issue was gone (the inbox cleared, the store's cap, a delete) its id
+  // went to the next new issue, and every link, alert and API answer naming the old one named
+  // the new one. AUTOINCREMENT would need the table rebuilt under its foreign keys; a floor
+  // that only rises does the same.
+  `
+  CREATE TABLE issue_ids (
+    only INTEGER PRIMARY KEY CHECK (only = 1),
+    next INTEGER NOT NULL
+  );
+  INSERT INTO issue_ids (only, next) SELECT 1, coalesce(max(id), 0) + 1 FROM issues;
+  CREATE TRIGGER issue_ids_taken AFTER INSERT ON issues BEGIN
+    UPDATE issue_ids SET next = max(next, NEW.id + 1);
+  END;
+  `,
 ];

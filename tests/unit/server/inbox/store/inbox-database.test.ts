@@ -395,6 +395,42 @@ describe('the file', () => {
     expect(again.totals()).toEqual({ issues: 0, events: 0, storedEvents: 0 });
   });
 
+  it('never gives a deleted issue’s id to a new issue, also once the inbox was cleared', () => {
+    const { db } = open();
+    const ids = (results: ReturnType<InboxDatabase['ingest']>) =>
+      results.map((result) => (result.kind === 'stored' ? result.issueId : result.kind));
+    expect(ids(db.ingest([event({ hashes: ['a'] }), event({ hashes: ['b'] })], NOW))).toEqual([
+      1, 2,
+    ]);
+    db.requestClear(NOW);
+    while (db.clearStep(NOW)) {}
+    expect(db.totals().issues).toBe(0);
+    // SQLite alone would give 1 again: the old issue's links and alerts would name this one.
+    expect(ids(db.ingest([event({ hashes: ['c'] })], NOW))).toEqual([3]);
+  });
+
+  it('starts the ids of a file made before after the highest it holds', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const Database = require('better-sqlite3');
+    const old = new Database(path);
+    const before = MIGRATIONS.length - 1;
+    for (const step of MIGRATIONS.slice(0, before)) old.exec(step);
+    old.pragma(`user_version = ${before}`);
+    old
+      .prepare(
+        `INSERT INTO issues (id, title, culprit, level, platform, status, first_seen, last_seen,
+           event_count, first_release, last_release, grouping_config)
+         VALUES (41, 'old', '', 'error', 'javascript', 'unresolved', ?, ?, 1, '', '', 'newstyle:2023-01-11')`,
+      )
+      .run(NOW, NOW);
+    old.close();
+    const db = openInboxDatabase(path, { maxEvents: 100 });
+    opened.push(db);
+    expect(db.ingest([event({ hashes: ['new'] })], NOW)).toEqual([
+      { kind: 'stored', issueId: 42, isNewIssue: true, regressed: false },
+    ]);
+  });
+
   it('refuses a database written by a newer version, naming both versions', () => {
     const { db, path } = open();
     db.close();
