@@ -344,7 +344,7 @@ export const MIGRATIONS: readonly string[] = [
   // one, so once the newest issue was gone (the inbox cleared, the store's cap, a delete) its id
   // went to the next new issue, and every link, alert and API answer naming the old one named
   // the new one. AUTOINCREMENT would need the table rebuilt under its foreign keys; a floor
-  // that only rises does the same.
+  // that only rises does the same (decision 0315).
   `
   CREATE TABLE issue_ids (
     only INTEGER PRIMARY KEY CHECK (only = 1),
