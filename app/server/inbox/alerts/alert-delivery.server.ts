@@ -11,7 +11,7 @@ import nodemailer from 'nodemailer';
 import type { NodemailerError } from 'nodemailer/lib/errors';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { type Alert, alertEmailOf, oneLine, webhookBody } from './alert-message';
-import type { AlertOutbox, ClaimedDelivery } from './alert-outbox.server';
+import { type AlertOutbox, CLAIM_LEASE_MS, type ClaimedDelivery } from './alert-outbox.server';
 import {
   type AlertSettings,
   type EmailAlertConfig,
@@ -54,11 +54,19 @@ export const POLL_MS = 1_000;
 const BATCH = 8;
 /** How often done alerts are pruned. */
 const PRUNE_EVERY_MS = 60_000;
+/**
+ * The longest one send may take, half the claim's lease: a send still going when the lease ends
+ * would be claimed and sent again by another sender. SMTP's own time-outs count silence, so a
+ * server that answers slowly but steadily could otherwise hold a send for minutes.
+ */
+export const SEND_DEADLINE_MS = CLAIM_LEASE_MS / 2;
 
 export interface AlertSenderOptions {
   outbox: AlertOutbox;
   channels: readonly AlertChannel[];
   now?: () => number;
+  /** SEND_DEADLINE_MS unless told (tests). */
+  sendDeadlineMs?: number;
   /** The channels that keep failing changed (for /health): their names and last reasons. */
   onFailing(failing: string[]): void;
   /** A line for the operator: a delivery that failed for good or was given up. */
@@ -74,6 +82,7 @@ export interface AlertSender {
 export function startAlertSender(options: AlertSenderOptions): AlertSender {
   const { outbox, channels } = options;
   const now = options.now ?? Date.now;
+  const sendDeadlineMs = options.sendDeadlineMs ?? SEND_DEADLINE_MS;
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -87,12 +96,7 @@ export function startAlertSender(options: AlertSenderOptions): AlertSender {
     if (!channel) {
       delivery = { outcome: 'failed', reason: 'the channel is no longer configured' };
     } else {
-      try {
-        delivery = await channel.send(claimed.alert, stopping.signal);
-      } catch {
-        // A channel answers with a Delivery; one that throws is a bug, tried again later.
-        delivery = { outcome: 'retry', reason: 'the channel failed unexpectedly' };
-      }
+      delivery = await sendWithin(channel, claimed.alert, stopping.signal, sendDeadlineMs);
     }
     if (stopping.signal.aborted) return; // its lease ends, and another sender takes it
     const step = nextStep(delivery, claimed.attempts, claimed.raisedAt, now());
@@ -171,6 +175,33 @@ export function startAlertSender(options: AlertSenderOptions): AlertSender {
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/**
+ * One send, stopped at `deadlineMs`: the channel's signal aborts then (both channels stop their
+ * connection on it), and the sender waits no longer even for a channel that would not stop.
+ * A send past its deadline is tried again later, as a time-out.
+ */
+async function sendWithin(
+  channel: AlertChannel,
+  alert: Alert,
+  stopping: AbortSignal,
+  deadlineMs: number,
+): Promise<Delivery> {
+  const deadline = AbortSignal.timeout(deadlineMs);
+  const late = new Promise<Delivery>((settle) =>
+    deadline.addEventListener(
+      'abort',
+      () => settle({ outcome: 'retry', reason: `no answer within ${deadlineMs} ms` }),
+      { once: true },
+    ),
+  );
+  try {
+    return await Promise.race([channel.send(alert, AbortSignal.any([stopping, deadline])), late]);
+  } catch {
+    // A channel answers with a Delivery; one that throws is a bug, tried again later.
+    return { outcome: 'retry', reason: 'the channel failed unexpectedly' };
+  }
 }
 
 /** The channels the settings ask for, named as `alertChannelNames` names them. */

@@ -10,9 +10,11 @@ import {
   type AlertChannel,
   type AlertSender,
   type Delivery,
+  SEND_DEADLINE_MS,
   startAlertSender,
 } from '#app/server/inbox/alerts/alert-delivery.server';
 import type { Alert } from '#app/server/inbox/alerts/alert-message';
+import { CLAIM_LEASE_MS } from '#app/server/inbox/alerts/alert-outbox.server';
 import { GIVE_UP_AFTER_MS } from '#app/server/inbox/alerts/alert-policy';
 import {
   type InboxDatabase,
@@ -39,7 +41,11 @@ function channel(answer: () => Delivery) {
   return { it, sent };
 }
 
-function setUp(answer: () => Delivery, clock: { now: number }) {
+function setUp(
+  answer: () => Delivery,
+  clock: { now: number },
+  options: { send?: AlertChannel['send']; sendDeadlineMs?: number } = {},
+) {
   const path = join(mkdtempSync(join(tmpdir(), 'alert-sender-')), 'inbox.sqlite');
   const db = openInboxDatabase(path, {
     maxEvents: 100,
@@ -47,12 +53,14 @@ function setUp(answer: () => Delivery, clock: { now: number }) {
   });
   open.push(db);
   const hook = channel(answer);
+  if (options.send) hook.it.send = options.send;
   const lines: string[] = [];
   const failing: string[][] = [];
   const sender = startAlertSender({
     outbox: db.alerts,
     channels: [hook.it],
     now: () => clock.now,
+    sendDeadlineMs: options.sendDeadlineMs,
     onFailing: (names) => failing.push(names),
     log: (_kind, line) => lines.push(line),
   });
@@ -98,5 +106,36 @@ describe('the alert sender', () => {
     expect(lines).toEqual([
       '[alerts] a new alert to webhook test.example failed: gave up after a day: answered 503',
     ]);
+  });
+  it('stops a send at its deadline, before its claim lapses and another sender could send it too', async () => {
+    // A send still going when the lease ends is claimed again and sent twice.
+    expect(SEND_DEADLINE_MS).toBeLessThanOrEqual(CLAIM_LEASE_MS / 2);
+    const clock = { now: Date.now() };
+    const stopped: boolean[] = [];
+    // An SMTP server answering slowly but steadily: the send ends only when it is stopped.
+    const endless: AlertChannel['send'] = (_alert, signal) =>
+      new Promise((settle) =>
+        signal.addEventListener(
+          'abort',
+          () => {
+            stopped.push(true);
+            settle({ outcome: 'retry', reason: 'stopped' });
+          },
+          { once: true },
+        ),
+      );
+    const { db, sender, failing } = setUp(() => ({ outcome: 'sent' }), clock, {
+      send: endless,
+      sendDeadlineMs: 50,
+    });
+    db.ingest([seededEvent({ type: 'TypeError', message: 'slow', at: clock.now })], clock.now);
+    sender.wake();
+    await until(
+      'the send to be stopped and stored as a time-out',
+      () => db.alerts.history(1, 10)[0]?.reason === 'no answer within 50 ms',
+    );
+    expect(stopped).toEqual([true]);
+    expect(db.alerts.history(1, 10)[0]?.state).toBe('pending');
+    expect(failing.at(-1)).toEqual(['webhook test.example (no answer within 50 ms)']);
   });
 });
