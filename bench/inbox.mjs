@@ -379,7 +379,7 @@ function seedIssues(dir, count, { maxMb, tagged = false } = {}) {
           release: tagged ? `flood@${n}` : 'app@1.0.0',
           url: `http://localhost:3000/page/${n % 500}`,
           title: `TypeError: bug number ${n}`,
-          culprit: 'handler(app/routes/page.tsx)',
+          culprit: 'handler(app/routes/about.tsx)',
           hashes: [`seeded-${n}`],
           groupingConfig: 'newstyle:2023-01-11',
           tags: tagged
@@ -712,7 +712,7 @@ if (runs('event-cap')) {
             release: 'app@1.0.0',
             url: 'http://localhost:3000/page',
             title: `TypeError: bug number ${n % (EVENTS / 10)}`,
-            culprit: 'handler(app/routes/page.tsx)',
+            culprit: 'handler(app/routes/about.tsx)',
             hashes: [`seeded-${n % (EVENTS / 10)}`],
             groupingConfig: 'newstyle:2023-01-11',
             tags: [['browser', 'Chrome 156']],
