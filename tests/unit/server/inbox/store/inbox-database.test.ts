@@ -410,12 +410,7 @@ describe('the file', () => {
   });
 
   it('starts the ids of a file made before after the highest it holds', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
-    const Database = require('better-sqlite3');
-    const old = new Database(path);
-    const before = MIGRATIONS.length - 1;
-    for (const step of MIGRATIONS.slice(0, before)) old.exec(step);
-    old.pragma(`user_version = ${before}`);
+    const { path, old } = fileAtVersion(MIGRATIONS.length - 1);
     old
       .prepare(
         `INSERT INTO issues (id, title, culprit, level, platform, status, first_seen, last_seen,
@@ -529,6 +524,16 @@ function taggedIssue(n: number): PreparedEnvelope {
 function onDisk(path: string): number {
   const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
   return size(path) + size(`${path}-wal`);
+}
+
+/** A database file as an older version of the app left it: the first `version` migrations. */
+function fileAtVersion(version: number) {
+  const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+  const Database = require('better-sqlite3');
+  const old = new Database(path);
+  for (const step of MIGRATIONS.slice(0, version)) old.exec(step);
+  old.pragma(`user_version = ${version}`);
+  return { path, old };
 }
 
 function rows(path: string, table: string): number {
@@ -649,11 +654,8 @@ describe('clearing in batches', () => {
   }, 60_000);
 
   it('starts from a file made before: it takes incremental vacuum, and unknown item types fold into "other"', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const { path, old } = fileAtVersion(3);
     const Database = require('better-sqlite3');
-    const old = new Database(path);
-    for (const step of MIGRATIONS.slice(0, 3)) old.exec(step);
-    old.pragma('user_version = 3');
     const insert = old.prepare('INSERT INTO item_counts (type, count) VALUES (?, ?)');
     insert.run('span', 2);
     insert.run('other', 1);
@@ -670,11 +672,8 @@ describe('clearing in batches', () => {
   });
 
   it('starts from a file with events stored before the event count and ends were kept', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'inbox-db-')), 'inbox.sqlite');
+    const { path, old } = fileAtVersion(4);
     const Database = require('better-sqlite3');
-    const old = new Database(path);
-    for (const step of MIGRATIONS.slice(0, 4)) old.exec(step);
-    old.pragma('user_version = 4');
     // Issue 1: events 1, 3, 4, 6; issue 2: events 2, 5.
     old.exec(`INSERT INTO issues (id, title, culprit, level, platform, status, first_seen, last_seen,
         event_count, first_release, last_release, grouping_config)
