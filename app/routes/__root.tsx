@@ -1,6 +1,7 @@
 /**
- * The root route owns the document: the head with the recorder first in it, the navigation, the
- * site config, and the fallbacks rendered inside the same document.
+ * The root route owns the document: the head, the navigation, the site config, and the fallbacks
+ * rendered inside the same document. The recorder is put first into the head by the server's page
+ * renderer (`recorderFirstInHead` in app/start-1.120/render-page.server.tsx), not by React.
  */
 import {
   createRootRouteWithContext,
@@ -12,7 +13,6 @@ import {
 } from '@tanstack/react-router';
 import type { ReactNode } from 'react';
 import { ErrorFallback, NotFound } from '#app/components/ErrorFallback';
-import recorderScript from '#app/monitoring/recorder/recorder.ts?inline-script';
 import type { FileRouteTypes } from '#app/routeTree.gen';
 import { failRootBeforeLoadOnRequest } from '#app/server/example.functions';
 import { pageTitle, type RouterContext, SiteConfigScript, useSiteConfig } from '#app/site-config';
@@ -63,8 +63,6 @@ function RootDocument({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <head>
-        {/* First: it catches what fails from here on, our own scripts included. */}
-        <RecorderScript />
         <HeadContent />
         <SiteConfigScript config={site} />
       </head>
@@ -81,23 +79,6 @@ function RootDocument({ children }: { children: ReactNode }) {
         <Scripts />
       </body>
     </html>
-  );
-}
-
-/**
- * The recorder (app/monitoring/recorder/recorder.ts), inline, first in the document head, so that
- * it runs before any module and catches what fails from there on. Its nonce comes as every
- * script's does (app/start-1.120/script-nonce.server.ts). The text is the server's only:
- * the browser has run it by the time React hydrates, and the bundle would only carry it twice.
- */
-export function RecorderScript() {
-  return (
-    <script
-      id="monitoring-recorder"
-      // biome-ignore lint/security/noDangerouslySetInnerHtml: our own code, bundled at build time.
-      dangerouslySetInnerHTML={{ __html: import.meta.env.SSR ? recorderScript : '' }}
-      suppressHydrationWarning
-    />
   );
 }
 

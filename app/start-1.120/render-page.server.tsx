@@ -22,6 +22,7 @@ import type { ReactNode } from 'react';
 // react-dom/server is CommonJS in the nitro output: named imports fail at start (as in Start's own handler).
 import ReactDOMServer from 'react-dom/server';
 import { SERVER_FAILURE_MESSAGE } from '#app/monitoring/failure-view';
+import recorderScript from '#app/monitoring/recorder/recorder.ts?inline-script';
 import {
   captureServerFailure,
   type FailurePhase,
@@ -40,7 +41,11 @@ import { carriesPerRequestQuery, mayKeep } from '#app/server/page-cache/page-cac
 import { newNonce, pageContentSecurityPolicy } from '#app/server/security/security-headers.server';
 import { siteConfig } from '#app/server/site-config.server';
 import { processShared } from '#app/start-1.120/process-shared.server';
-import { nonceOnInjectedScripts, scriptNonceTransform } from './script-nonce.server';
+import {
+  type InjectingRouter,
+  nonceOnInjectedScripts,
+  scriptNonceTransform,
+} from './script-nonce.server';
 
 declare module '#app/start-1.120/process-shared.server' {
   interface ProcessState {
@@ -76,6 +81,7 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     // `vinxi dev`, whose client injects styles and scripts of its own (decision 0602).
     const nonce = import.meta.env.DEV ? undefined : newNonce();
     if (nonce) nonceOnInjectedScripts(router, nonce);
+    recorderFirstInHead(router, nonce);
 
     let renderFailed = false;
     // Crawlers get the finished page in one piece (as Start's own handler does): no fallbacks
@@ -138,6 +144,26 @@ export const failureAwareStreamHandler = defineHandlerCallback(
     return new Response(body as unknown as BodyInit, { status, headers: responseHeaders });
   },
 );
+
+/**
+ * The recorder (app/monitoring/recorder/recorder.ts) as the first element of the document's head,
+ * ahead of Start's own scripts, so that it catches what fails from there on (decision 0510). It
+ * enters with the router's head scripts, which Start's stream transform writes right after
+ * `<head>`, rather than through React, which hoisted the head's tags above it and sent its
+ * 6.8 KB through React's writer, the nonce rewrite and Start's scan of the stream (decision
+ * 1320). React 19 skips an element it did not render in `<head>` when it hydrates. Call before
+ * Start's transform starts reading the injected HTML, after `nonceOnInjectedScripts`: the tag
+ * carries its nonce already.
+ */
+export function recorderFirstInHead(router: InjectingRouter, nonce: string | undefined): void {
+  const ssr = router.serverSsr;
+  if (!ssr) throw new Error('The router has no server-side rendering state to inject into');
+  const attributes = nonce ? ` nonce="${nonce}"` : '';
+  // First in the list: Start buffers the pieces in the order they settle, and this one has.
+  ssr.injectedHtml.unshift(
+    Promise.resolve(`<script${attributes} id="monitoring-recorder">${recorderScript}</script>`),
+  );
+}
 
 /** A render the page cache may keep, once it is whole and has not failed. */
 type PageCacheOffer = Pick<RenderedPage, 'kind' | 'url' | 'agent' | 'policy'> & {

@@ -118,12 +118,11 @@ describe('scripts before hydration', () => {
           .update(recorder?.[2] ?? '')
           .digest('base64')}'`;
     expect(policy).toContain(allowedBy);
-    // Before the module script that starts the app. React 19 hoists the modulepreload links
-    // above it in the head: their fetches start first, but a failure's event is a task of its
-    // own, run after the parser has passed the recorder (and the entry's import() rejects too).
-    const at = html.indexOf('id="monitoring-recorder"');
-    expect(at).toBeGreaterThan(0);
-    expect(at).toBeLessThan(html.indexOf('type="module"'));
+    // The head's first element: before Start's own inline scripts, the modulepreload links and
+    // the module script that starts the app (render-page.server.tsx, `recorderFirstInHead`).
+    const head = html.slice(html.indexOf('<head>') + '<head>'.length);
+    expect(head).toMatch(/^<script(?: nonce="[^"]+")? id="monitoring-recorder">/);
+    expect(html.match(/id="monitoring-recorder"/g)).toHaveLength(1);
     // Its store's name is its own: no chunk carries the recorder a second time.
     for (const chunk of clientChunks()) {
       expect(chunk.code, chunk.name).not.toContain('monitoring-recorder-settled');

@@ -1,10 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { isInboxPath } from '#app/routes/__root';
 
-// The navigation's rule only: not the server function the root's beforeLoad calls, nor the
-// recorder's inline script, which only the app's build makes.
+// The navigation's rule only: not the server function the root's beforeLoad calls.
 vi.mock('#app/server/example.functions', () => ({ failRootBeforeLoadOnRequest: () => {} }));
-vi.mock('#app/monitoring/recorder/recorder.ts?inline-script', () => ({ default: '' }));
 
 describe('isInboxPath: where the navigation marks the inbox link current', () => {
   it.each([

@@ -1,9 +1,19 @@
 /**
- * The page renderer: the status it answers, the route manifest filter.
+ * The page renderer: the status it answers, the route manifest filter, the recorder first in the
+ * head.
  */
 
-import { describe, expect, it } from 'vitest';
-import { pageStatus, withoutEmptyRoutes } from '#app/start-1.120/render-page.server';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  pageStatus,
+  recorderFirstInHead,
+  withoutEmptyRoutes,
+} from '#app/start-1.120/render-page.server';
+
+// The recorder's inline script is made by the app's build (build/inline-scripts.ts).
+vi.mock('#app/monitoring/recorder/recorder.ts?inline-script', () => ({
+  default: 'window.__monitoringRecorder=1',
+}));
 
 describe('pageStatus', () => {
   it.each([
@@ -43,5 +53,36 @@ describe('withoutEmptyRoutes', () => {
       other: 1,
     });
     expect(Object.keys(original.routes)).toEqual(['__root__', '/about']);
+  });
+});
+
+describe('recorderFirstInHead', () => {
+  /** A router as Start 1.120 has it while rendering, with its head scripts so far. */
+  function renderingRouter(injected: string[]) {
+    const injectedHtml = injected.map((html) => Promise.resolve(html));
+    return {
+      serverSsr: { injectedHtml, injectHtml: async () => {} },
+    };
+  }
+
+  it('puts the recorder, with the nonce, before every piece the router has injected', async () => {
+    const router = renderingRouter(["<script class='tsr-once'>boot()</script>"]);
+    recorderFirstInHead(router, 'n0nce');
+    expect(await Promise.all(router.serverSsr.injectedHtml)).toEqual([
+      '<script nonce="n0nce" id="monitoring-recorder">window.__monitoringRecorder=1</script>',
+      "<script class='tsr-once'>boot()</script>",
+    ]);
+  });
+
+  it('writes no nonce attribute without a nonce (vinxi dev)', async () => {
+    const router = renderingRouter([]);
+    recorderFirstInHead(router, undefined);
+    expect(await Promise.all(router.serverSsr.injectedHtml)).toEqual([
+      '<script id="monitoring-recorder">window.__monitoringRecorder=1</script>',
+    ]);
+  });
+
+  it('refuses a router that is not rendering on the server', () => {
+    expect(() => recorderFirstInHead({}, 'n0nce')).toThrow(/server-side rendering state/);
   });
 });
