@@ -8,10 +8,22 @@ import { routeTree } from './routeTree.gen';
 import type { PageCacheOptIn } from './server/page-cache/page-cache-policy';
 import type { SiteConfig } from './site-config';
 
-/** The server passes its site config; the browser passes the one the page carries. */
-export function createRouter(site: SiteConfig | undefined) {
-  return createTanStackRouter({
-    routeTree,
+/** A route tree as a router processed it: what each router otherwise works out in its constructor. */
+export interface ProcessedRouteTree {
+  routesById: object;
+  routesByPath: object;
+  flatRoutes: unknown[];
+}
+
+/**
+ * The server passes its site config; the browser passes the one the page carries. `processed`:
+ * the route tree as an earlier router processed it, lent to this one (the server's routers,
+ * one per request, app/ssr.tsx), which then does not process it again.
+ */
+export function createRouter(site: SiteConfig | undefined, processed?: ProcessedRouteTree) {
+  const router = createTanStackRouter({
+    // Router 1.120 processes the tree in its constructor when given one: lent, it is set after.
+    routeTree: (processed ? undefined : routeTree) as typeof routeTree,
     context: { site },
     scrollRestoration: true,
     defaultPreload: 'intent',
@@ -20,6 +32,13 @@ export function createRouter(site: SiteConfig | undefined) {
     parseSearch: parsePlainSearch,
     stringifySearch: stringifyPlainSearch,
   });
+  if (processed) {
+    Object.assign(router, processed);
+    // What `update` compares with the options' tree before processing it again.
+    router.routeTree = routeTree;
+    router.options.routeTree = routeTree;
+  }
+  return router;
 }
 
 declare module '@tanstack/react-router' {

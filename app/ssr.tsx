@@ -1,7 +1,7 @@
 /// <reference types="vinxi/types/server" />
 import { getRouterManifest } from '@tanstack/react-start/router-manifest';
 import { createStartHandler } from '@tanstack/react-start/server';
-import { createRouter } from './router';
+import { createRouter, type ProcessedRouteTree } from './router';
 import { siteConfig } from './server/site-config.server';
 import { processShared } from './start-1.120/process-shared.server';
 import {
@@ -16,13 +16,33 @@ declare module '#app/start-1.120/process-shared.server' {
   }
 }
 
-// Every request's router gets the site config computed once at start (no per-request work).
-// Route failures are swapped for their public form (digest only) before Start dehydrates
-// them; the stream handler sets the 500 and records them (see docs/decisions/0200-*.md).
+declare module '#app/start-1.120/process-shared.server' {
+  interface ProcessState {
+    'processed-route-tree': ProcessedRouteTree;
+  }
+}
+
+// Every request's router gets the site config computed once at start (no per-request work),
+// and the route tree as the first router processed it: Router 1.120 otherwise redoes that in
+// every router's constructor, for a tree that is the same for every request of a build (not
+// under `vinxi dev`, where it changes as files do). Route failures are swapped for their public
+// form (digest only) before Start dehydrates them; the stream handler sets the 500 and records
+// them (see docs/decisions/0200-*.md).
 function createServerRouter() {
-  const router = createRouter(siteConfig());
+  const site = siteConfig();
+  const router = import.meta.env.DEV
+    ? createRouter(site)
+    : createRouter(
+        site,
+        processShared('processed-route-tree', () => processedRouteTreeOf(createRouter(site))),
+      );
   sanitiseRouteFailures(router);
   return router;
+}
+
+function processedRouteTreeOf(router: ProcessedRouteTree): ProcessedRouteTree {
+  const { routesById, routesByPath, flatRoutes } = router;
+  return { routesById, routesByPath, flatRoutes };
 }
 
 // A build's route manifest never changes, yet Start rebuilds it for every request; `vinxi dev`
