@@ -13,11 +13,6 @@ import {
 declare module '#app/start-1.120/process-shared.server' {
   interface ProcessState {
     'router-manifest': ReturnType<typeof getRouterManifest>;
-  }
-}
-
-declare module '#app/start-1.120/process-shared.server' {
-  interface ProcessState {
     'processed-route-tree': ProcessedRouteTree;
   }
 }
