@@ -17,8 +17,8 @@
 // 2. The JavaScript Chromium loads for /about: first visit, before hydration, second visit.
 // 3. Issue 12's targets and issue 22's (`/` against the minimal app), and issue 27's (two
 //    workers against one), PASS or FAIL. Figures, not assertions: see docs/performance.md.
-// Settings: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WARMUP (s, 2),
-// BENCH_LOAD_TOOL=autocannon to use the fallback even where wrk is installed.
+// Settings: BENCH_DURATION (s, 8), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WARMUP (s, 12),
+// BENCH_LEAD_IN (s, 2), BENCH_LOAD_TOOL=autocannon to use the fallback even where wrk is installed.
 import { availableParallelism, loadavg } from 'node:os';
 import { ensureBuild } from '../scripts/ensure-build.mjs';
 import { launchBrowser, measurePageScripts } from './pages/browser-bytes.mjs';
@@ -35,7 +35,13 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 // Three: on a shared 2-core machine one round in three is often disturbed (decision 0810).
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
+// V8 goes on optimising for about 10 s of load after a start: in 5 s windows after a 2 s
+// warm-up, ours compiled 508, 242, 32 and 16 functions, the minimal app 545, 200, 29 and 9.
+// Shorter, the first round measured the compiler of whichever had more code (decision 1330).
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 12);
+// Unmeasured load just before each measured run: a server that sat idle while the others were
+// measured starts cold, and the order alone swung one server's share of the other by ±15%.
+const LEAD_IN_S = Number(process.env.BENCH_LEAD_IN ?? 2);
 const PATHS = ['/about', '/'];
 
 // Killed by a signal, 'exit' handlers do not run: exit instead, and processes.mjs kills the
@@ -87,7 +93,7 @@ function medianRound(rounds) {
 async function measureLoad(servers) {
   const tool = loadTool();
   console.log(
-    `## Server-side rendering under load\n\n${tool.name} (${tool.why}), 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per server and path after ${WARMUP_S} s of warm-up, ${ROUNDS} round(s), browser User-Agent, one load at a time. Our server with LOAD_SHEDDING_LAG_MS=0 (load shedding off), NODE_ENV=production. Every server is one process (one worker: WEB_CONCURRENCY=1) but the 2-worker row; the minimal Start app is bench/pages/minimal-start, one process. Ours (inbox) and ours (Sentry) render every request (PAGE_CACHE_MAX_MB=0); ours (inbox), cached answers /about and / from its page cache after their first render.\n`,
+    `## Server-side rendering under load\n\n${tool.name} (${tool.why}), 1 thread, ${CONNECTIONS} connections, ${DURATION_S} s per server and path after ${WARMUP_S} s of warm-up and, before each, ${LEAD_IN_S} s unmeasured, ${ROUNDS} round(s), browser User-Agent, one load at a time. Our server with LOAD_SHEDDING_LAG_MS=0 (load shedding off), NODE_ENV=production. Every server is one process (one worker: WEB_CONCURRENCY=1) but the 2-worker row; the minimal Start app is bench/pages/minimal-start, one process. Ours (inbox) and ours (Sentry) render every request (PAGE_CACHE_MAX_MB=0); ours (inbox), cached answers /about and / from its page cache after their first render.\n`,
   );
   for (const server of servers) {
     for (const path of PATHS) {
@@ -104,6 +110,13 @@ async function measureLoad(servers) {
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const path of PATHS) {
       for (const server of servers) {
+        if (LEAD_IN_S > 0) {
+          await runLoad({
+            url: `${server.origin}${path}`,
+            connections: CONNECTIONS,
+            durationS: LEAD_IN_S,
+          });
+        }
         const cpuBefore = cpuSecondsOf(server.pid);
         const figures = await runLoad({
           url: `${server.origin}${path}`,
