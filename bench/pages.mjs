@@ -35,12 +35,13 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 // Three: on a shared 2-core machine one round in three is often disturbed (decision 0810).
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-// V8 goes on optimising for about 10 s of load after a start: in 5 s windows after a 2 s
-// warm-up, ours compiled 508, 242, 32 and 16 functions, the minimal app 545, 200, 29 and 9.
-// Shorter, the first round measured the compiler of whichever had more code (decision 1330).
+// V8 goes on optimising for about 10 s of load after a start: in 5 s windows of load from the
+// start, ours compiled 508, 242, 32 and 16 functions, the minimal app 545, 200, 29 and 9. With
+// 2 s, the first round measured the compiler of whichever had more code (decision 1330).
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 12);
 // Unmeasured load just before each measured run: a server that sat idle while the others were
-// measured starts cold, and the order alone swung one server's share of the other by ±15%.
+// measured starts cold: the order of the rounds alone moved one server's share of another
+// between 0.75x and 1.31x.
 const LEAD_IN_S = Number(process.env.BENCH_LEAD_IN ?? 2);
 const PATHS = ['/about', '/'];
 
