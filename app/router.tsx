@@ -15,6 +15,12 @@ export interface ProcessedRouteTree {
   flatRoutes: unknown[];
 }
 
+/** What a router made of its route tree, to lend to the next one. */
+export function processedRouteTreeOf(router: ProcessedRouteTree): ProcessedRouteTree {
+  const { routesById, routesByPath, flatRoutes } = router;
+  return { routesById, routesByPath, flatRoutes };
+}
+
 /**
  * The server passes its site config; the browser passes the one the page carries. `processed`:
  * the route tree as an earlier router processed it, lent to this one (the server's routers,

@@ -1,7 +1,7 @@
 /// <reference types="vinxi/types/server" />
 import { getRouterManifest } from '@tanstack/react-start/router-manifest';
 import { createStartHandler } from '@tanstack/react-start/server';
-import { createRouter, type ProcessedRouteTree } from './router';
+import { createRouter, type ProcessedRouteTree, processedRouteTreeOf } from './router';
 import { siteConfig } from './server/site-config.server';
 import { processShared } from './start-1.120/process-shared.server';
 import {
@@ -33,11 +33,6 @@ function createServerRouter() {
       );
   sanitiseRouteFailures(router);
   return router;
-}
-
-function processedRouteTreeOf(router: ProcessedRouteTree): ProcessedRouteTree {
-  const { routesById, routesByPath, flatRoutes } = router;
-  return { routesById, routesByPath, flatRoutes };
 }
 
 // A build's route manifest never changes, yet Start rebuilds it for every request; `vinxi dev`

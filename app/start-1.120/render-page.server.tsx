@@ -44,6 +44,7 @@ import { processShared } from '#app/start-1.120/process-shared.server';
 import {
   type InjectingRouter,
   nonceOnInjectedScripts,
+  renderingStateOf,
   scriptNonceTransform,
 } from './script-nonce.server';
 
@@ -156,8 +157,7 @@ export const failureAwareStreamHandler = defineHandlerCallback(
  * carries its nonce already.
  */
 export function recorderFirstInHead(router: InjectingRouter, nonce: string | undefined): void {
-  const ssr = router.serverSsr;
-  if (!ssr) throw new Error('The router has no server-side rendering state to inject into');
+  const ssr = renderingStateOf(router);
   const attributes = nonce ? ` nonce="${nonce}"` : '';
   // First in the list: Start buffers the pieces in the order they settle, and this one has.
   ssr.injectedHtml.unshift(

@@ -26,13 +26,21 @@ export interface InjectingRouter {
  * is rewritten in place, and what is injected from now on, as it is made.
  */
 export function nonceOnInjectedScripts(router: InjectingRouter, nonce: string): void {
-  const ssr = router.serverSsr;
-  if (!ssr) throw new Error('The router has no server-side rendering state to inject into');
+  const ssr = renderingStateOf(router);
   ssr.injectedHtml = ssr.injectedHtml.map((html) =>
     html.then((piece) => withScriptNonce(piece, nonce)),
   );
   const inject = ssr.injectHtml;
   ssr.injectHtml = (getHtml) => inject(async () => withScriptNonce(await getHtml(), nonce));
+}
+
+/** The router's server rendering state, which only a router rendering on the server has. */
+export function renderingStateOf(
+  router: InjectingRouter,
+): NonNullable<InjectingRouter['serverSsr']> {
+  const ssr = router.serverSsr;
+  if (!ssr) throw new Error('The router has no server-side rendering state to inject into');
+  return ssr;
 }
 
 const OPEN = '<script';

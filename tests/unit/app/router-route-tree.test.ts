@@ -5,7 +5,7 @@
  */
 import { createRootRoute, createRoute } from '@tanstack/react-router';
 import { describe, expect, it, vi } from 'vitest';
-import { createRouter } from '#app/router';
+import { createRouter, processedRouteTreeOf } from '#app/router';
 
 // A tree of the shapes the app's has (a static page, a parameter, a nested index), without the
 // app's routes, whose modules reach the server's.
@@ -25,11 +25,7 @@ const matchedIds = (router: ReturnType<typeof createRouter>, path: string) =>
 
 describe('createRouter with a processed route tree', () => {
   const first = createRouter(undefined);
-  const processed = {
-    routesById: first.routesById,
-    routesByPath: first.routesByPath,
-    flatRoutes: first.flatRoutes,
-  };
+  const processed = processedRouteTreeOf(first);
 
   it('matches every path as a router that processed the tree itself', () => {
     const lent = createRouter(undefined, processed);
