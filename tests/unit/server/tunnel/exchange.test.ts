@@ -1,7 +1,7 @@
 /**
  * The tunnel's words, as pure functions: what an operator reads in the log and a client in a
  * reason. Every status a client sees of the built server is proven over HTTP
- * (tests/http/tunnel-*.test.ts).
+ * (the tunnel's files in tests/http/, tunnel-forwarding.test.ts and its siblings).
  */
 import { describe, expect, it } from 'vitest';
 import {

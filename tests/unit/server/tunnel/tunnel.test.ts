@@ -2,8 +2,8 @@
  * The framework-free tunnel on a bare node:http server, with a local store the test controls:
  * the store's failures that the built server cannot be made to show on demand (a store that
  * throws instead of rejecting, a write queue that is full). Every status a client sees of the
- * built server is proven over HTTP (tests/http/tunnel-*.test.ts, inbox-ingest.test.ts). Then
- * which paths are the tunnel's.
+ * built server is proven over HTTP (the tunnel's files in tests/http/, tunnel-forwarding.test.ts
+ * and its siblings, and inbox-ingest.test.ts). Then which paths are the tunnel's.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
